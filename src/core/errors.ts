@@ -1,0 +1,82 @@
+/**
+ * Typed errors with stable codes. Adapters map a code to an exit status,
+ * an HTTP status or a protocol error in one table each; nothing else
+ * inspects error messages.
+ */
+
+/** Every error code plangate raises, in one place. */
+export const ErrorCode = {
+  /** A rule file is malformed or violates the schema; `details` lists each problem. */
+  RulesInvalid: 'rules_invalid',
+  /** The rules directory or a rule file cannot be read. */
+  RulesUnreadable: 'rules_unreadable',
+  /** A rules edit was refused (e.g. the result would be invalid). */
+  RulesEditRefused: 'rules_edit_refused',
+  /** The compiled policy cannot be loaded or evaluated. */
+  PolicyUnavailable: 'policy_unavailable',
+  /** The policy returned something other than a decision. */
+  PolicyResultInvalid: 'policy_result_invalid',
+  /** A call, message or org change is malformed. */
+  InvalidInput: 'invalid_input',
+  /** An org change refers to something that does not exist. */
+  NotFound: 'not_found',
+  /** An org change would create a cycle or conflicts with existing state. */
+  Conflict: 'conflict',
+  /** The store failed. */
+  StoreFailure: 'store_failure',
+  /** A call was refused by plan-required (thrown only by `guard`). */
+  PlanRequired: 'plan_required',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** One located problem, e.g. in a rule file. */
+export interface Problem {
+  file?: string;
+  line?: number;
+  col?: number;
+  /** A JSON-pointer-like path inside the document, when known. */
+  path?: string;
+  message: string;
+}
+
+/** Formats a problem as `file:line:col: message`. */
+export function formatProblem(p: Problem): string {
+  const where = [p.file, p.line, p.col].filter((x) => x !== undefined).join(':');
+  return where ? `${where}: ${p.message}` : p.message;
+}
+
+/**
+ * The base of every plangate error.
+ *
+ * @example
+ * throw new PlangateError(ErrorCode.InvalidInput, 'call.tool must be a non-empty string');
+ */
+export class PlangateError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Problem[];
+
+  constructor(code: ErrorCode, message: string, details: Problem[] = [], options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PlangateError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** Raised when rule files are invalid; `details` holds every problem found. */
+export class RulesError extends PlangateError {
+  constructor(message: string, details: Problem[], code: ErrorCode = ErrorCode.RulesInvalid) {
+    super(code, message, details);
+    this.name = 'RulesError';
+  }
+}
+
+/** Turns anything thrown (the WASM SDK throws strings) into an Error. */
+export function toError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown;
+  if (typeof thrown === 'string') return new Error(thrown);
+  if (thrown && typeof thrown === 'object' && 'message' in thrown) {
+    return new Error(String((thrown as { message: unknown }).message));
+  }
+  return new Error(String(thrown));
+}
