@@ -1,0 +1,46 @@
+# METADATA
+# title: Tool classification
+# description: |
+#   A tool's class comes from the rules: an exact name first, then the most
+#   specific matching pattern, then the rules' default class (effect unless
+#   the rules say otherwise).
+package plangate.classify
+
+# Ties between equally specific patterns go to the stricter class.
+rank := {"say": 0, "read": 1, "effect": 2, "spend": 3}
+
+default tools := {}
+
+tools := data.plangate.rules.tools
+
+default_class := object.get(tools, "default", "effect")
+
+# specificity counts a pattern's literal characters: "github.get_*" beats "github.*".
+specificity(pattern) := count(replace(replace(pattern, "*", ""), "?", ""))
+
+# `*` matches any run of characters, dots included; `?` exactly one. The
+# glob.match under the WASM capabilities takes no null "no delimiter" form,
+# so the delimiter is a space, which tool names cannot contain.
+no_delimiter := [" "]
+
+matching(tool) := [p |
+	some p in object.get(tools, "patterns", [])
+	glob.match(p.pattern, no_delimiter, tool)
+]
+
+best_pattern_class(tool) := class if {
+	found := matching(tool)
+	count(found) > 0
+	top := max({specificity(p.pattern) | some p in found})
+	tied := {p.class | some p in found; specificity(p.pattern) == top}
+	strictest := max({rank[c] | some c in tied})
+	some class in tied
+	rank[class] == strictest
+}
+
+# class_of returns the class of a tool name.
+class_of(tool) := class if {
+	class := tools.exact[tool]
+} else := class if {
+	class := best_pattern_class(tool)
+} else := default_class

@@ -1,0 +1,98 @@
+# METADATA
+# title: Plan-required decision
+# description: |
+#   No plan, no side effect. Reads and `say` are never gated. In spends_only
+#   mode spends are gated; in side_effects mode every effect, spends included.
+#   A gated call goes ahead only when a plan counts (see plangate.plans).
+package plangate.plan_required
+
+import data.plangate.classify
+import data.plangate.plans
+import data.plangate.settings
+
+tool := input.call.tool
+
+class := classify.class_of(tool)
+
+effective := settings.effective(input.agent)
+
+mode := effective.mode.value
+
+gated_classes := {
+	"off": set(),
+	"spends_only": {"spend"},
+	"side_effects": {"effect", "spend"},
+}
+
+default gated := false
+
+gated if class in gated_classes[mode]
+
+default allowed := false
+
+allowed if not gated
+
+allowed if count(plans.counting) > 0
+
+reason := "stale" if count(plans.stale_only) > 0
+
+else := "none"
+
+code := concat(":", ["plan_required", tool, reason])
+
+class_phrase := {"effect": "a side effect", "spend": "a spend"}
+
+scope_phrase(s) := "the workspace rule" if s.scope == "workspace"
+
+scope_phrase(s) := concat("", ["the crew rule for ", s.id]) if s.scope == "crew"
+
+scope_phrase(s) := concat("", ["the agent rule for ", s.id]) if s.scope == "agent"
+
+minutes(ms) := format_int(floor(ms / 60000), 10)
+
+newest_stale := s if {
+	newest := max({c.at | some c in plans.stale_only})
+	s := [c | some c in plans.stale_only; c.at == newest][0]
+}
+
+upstream_phrase := concat("", [", and nobody up its delegation chain (", concat(", ", sort(plans.upstream_ids)), ") has either"]) if {
+	plans.accept_upstream
+	count(plans.upstream_ids) > 0
+} else := ""
+
+who_phrase := concat("", [
+	input.agent.id, "'s newest plan is ", minutes(newest_stale.ageMs), " minutes old, outside the ",
+	format_int(effective.windowMin.value, 10), "-minute window",
+]) if {
+	reason == "stale"
+} else := concat("", [
+	input.agent.id, " has posted no plan in a thread it speaks in within the last ",
+	format_int(effective.windowMin.value, 10), " minutes", upstream_phrase,
+])
+
+message := concat("", [
+	code, " — ", tool, " is ", class_phrase[class], " and ", input.agent.id,
+	" runs under plan-required mode ", mode, " (", scope_phrase(effective.mode), "). ",
+	who_phrase, ". Post a message of kind `plan` saying what you are about to do — in your own thread, ",
+	"a crew thread above you, or the org thread — then retry. ",
+	"A plan approves nothing: every other policy and human gate still applies.",
+])
+
+base := {
+	"allowed": allowed,
+	"tool": tool,
+	"class": class,
+	"gated": gated,
+	"agent": input.agent.id,
+	"agentKnown": input.agent.known == true,
+	"settings": effective,
+	"candidates": plans.candidates,
+}
+
+outcome := {"code": code, "reason": reason, "message": message} if not allowed
+
+else := {"plan": plans.plan} if plans.plan
+
+else := {}
+
+result := object.union(base, outcome)

@@ -1,0 +1,52 @@
+# METADATA
+# title: Effective plan-required settings
+# description: |
+#   Narrowest scope first: the agent's rule, then each crew up the chain
+#   (nearest first), then the workspace rule. Each setting is taken from the
+#   narrowest rule that sets it; a setting no rule sets takes its default.
+package plangate.settings
+
+default_window_min := 30
+
+default plan_rules := {}
+
+plan_rules := data.plangate.rules.planRequired
+
+# scopes lists the rules that apply to a seat, narrowest first.
+scopes(seat) := array.concat(
+	array.concat(agent_scope(seat.id), crew_scopes(seat.crews)),
+	workspace_scope,
+)
+
+agent_scope(id) := [{"scope": "agent", "id": id, "rule": rule}] if {
+	rule := plan_rules.agents[id]
+} else := []
+
+crew_scopes(crews) := [{"scope": "crew", "id": crew, "rule": rule} |
+	some crew in crews
+	rule := plan_rules.crews[crew]
+]
+
+workspace_scope := [{"scope": "workspace", "rule": plan_rules.workspace}] if {
+	plan_rules.workspace
+} else := []
+
+# pick returns the narrowest scope setting `field`, described with its source.
+pick(found, field, fallback) := setting if {
+	setters := [s | some s in found; s.rule[field] != null]
+	count(setters) > 0
+	first := setters[0]
+	setting := object.union(
+		object.remove(first, ["rule"]),
+		{"value": first.rule[field], "source": first.rule.source},
+	)
+} else := {"value": fallback, "scope": "default"}
+
+# effective returns {mode, windowMin, acceptUpstream} for a seat {id, crews}.
+effective(seat) := {
+	"mode": pick(found, "mode", "off"),
+	"windowMin": pick(found, "windowMin", default_window_min),
+	"acceptUpstream": pick(found, "acceptUpstream", false),
+} if {
+	found := scopes(seat)
+}
