@@ -80,3 +80,22 @@ export function toError(thrown: unknown): Error {
   }
   return new Error(String(thrown));
 }
+
+/**
+ * Thrown by `gate.guard()` when plan-required refuses a call; the effect was
+ * not started. `code` is always `plan_required`; the refusal's own code
+ * (`plan_required:<tool>:<none|stale>`) is `refusal`.
+ */
+export class PlanRequiredError extends PlangateError {
+  readonly refusal: string;
+  readonly tool: string;
+  readonly reason: 'none' | 'stale';
+
+  constructor(decision: { code?: string; tool: string; reason?: 'none' | 'stale'; message?: string }) {
+    super(ErrorCode.PlanRequired, decision.message ?? decision.code ?? 'plan required');
+    this.name = 'PlanRequiredError';
+    this.refusal = decision.code ?? `plan_required:${decision.tool}:none`;
+    this.tool = decision.tool;
+    this.reason = decision.reason ?? 'none';
+  }
+}

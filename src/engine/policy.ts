@@ -1,0 +1,118 @@
+/**
+ * The compiled policy: load policy.wasm through @open-policy-agent/opa-wasm,
+ * hand it the rules as its data document once, and evaluate its entrypoints.
+ * The decision itself lives in Rego; this module only moves JSON in and out.
+ */
+import { readFile } from 'node:fs/promises';
+import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
+import { ErrorCode, PlangateError, toError } from '../core/errors.js';
+import type { Decision, EffectiveSettings, Lineage, PolicyInput, RulesData } from '../core/types.js';
+
+/** The committed, prebuilt policy. */
+export const DEFAULT_WASM_URL = new URL('../../policies/build/policy.wasm', import.meta.url);
+
+/** Entrypoints compiled into policy.wasm (see scripts/opa.mjs). */
+export const ENTRYPOINTS = {
+  decision: 'plangate/decision',
+  effective: 'plangate/effective',
+} as const;
+
+/** Linear memory: 5 MiB to start, capped at 256 MiB so a runaway input cannot take the host down. */
+const MEMORY = { initial: 80, maximum: 4096 };
+
+/** What the gate needs from the engine. */
+export interface Evaluator {
+  /** Decides one call from its gathered facts. */
+  decide(input: PolicyInput): Decision;
+  /** The plan-required settings in force for a seat. */
+  effective(seat: Lineage): EffectiveSettings;
+}
+
+/** One loaded policy with one rules version. Not re-entrant: one evaluation at a time (JS is single-threaded). */
+export class Engine implements Evaluator {
+  private constructor(
+    private readonly policy: LoadedPolicy,
+    /** An identifier of the rules this engine was given (e.g. their sha256). */
+    readonly rulesRevision: string,
+  ) {}
+
+  /**
+   * Loads policy.wasm and sets the rules as its data document.
+   *
+   * @example
+   * const engine = await Engine.load({ data: loaded.data, rulesRevision: loaded.revision });
+   * engine.decide(input).allowed;
+   */
+  static async load(options: { data: RulesData; rulesRevision?: string; wasm?: Uint8Array | URL | string }): Promise<Engine> {
+    const bytes = await readWasm(options.wasm ?? DEFAULT_WASM_URL);
+    let policy: LoadedPolicy;
+    try {
+      policy = await loadPolicy(bytes, MEMORY);
+    } catch (thrown) {
+      throw new PlangateError(ErrorCode.PolicyUnavailable, `policy.wasm cannot be loaded: ${toError(thrown).message}`, [], { cause: thrown });
+    }
+    for (const name of Object.values(ENTRYPOINTS)) {
+      if (!(name in policy.entrypoints)) {
+        throw new PlangateError(ErrorCode.PolicyUnavailable, `policy.wasm has no entrypoint ${name}`);
+      }
+    }
+    try {
+      policy.setData({ plangate: { rules: options.data } });
+    } catch (thrown) {
+      throw new PlangateError(ErrorCode.PolicyUnavailable, `the rules cannot be loaded into the policy: ${toError(thrown).message}`, [], { cause: thrown });
+    }
+    return new Engine(policy, options.rulesRevision ?? 'unversioned');
+  }
+
+  decide(input: PolicyInput): Decision {
+    const result = this.evaluate(ENTRYPOINTS.decision, input);
+    if (!isDecision(result)) {
+      throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no decision for this input');
+    }
+    return result;
+  }
+
+  effective(seat: Lineage): EffectiveSettings {
+    const result = this.evaluate(ENTRYPOINTS.effective, { agent: seat });
+    if (!result || typeof result !== 'object' || !('mode' in result)) {
+      throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no settings for this seat');
+    }
+    return result as EffectiveSettings;
+  }
+
+  /** Bytes of linear memory the policy holds (it never shrinks). */
+  get memoryBytes(): number {
+    return this.policy.mem.buffer.byteLength;
+  }
+
+  /** Evaluates an entrypoint and returns its value, or undefined when the policy leaves it undefined. */
+  evaluate(entrypoint: string, input: object): unknown {
+    let resultSet: unknown;
+    try {
+      resultSet = this.policy.evaluate(input, entrypoint);
+    } catch (thrown) {
+      throw new PlangateError(ErrorCode.PolicyUnavailable, `policy evaluation failed: ${toError(thrown).message}`, [], { cause: thrown });
+    }
+    if (!Array.isArray(resultSet) || resultSet.length === 0) return undefined;
+    return (resultSet[0] as { result?: unknown }).result;
+  }
+}
+
+async function readWasm(source: Uint8Array | URL | string): Promise<Uint8Array> {
+  if (source instanceof Uint8Array) return source;
+  try {
+    return await readFile(source);
+  } catch (thrown) {
+    throw new PlangateError(ErrorCode.PolicyUnavailable, `policy.wasm cannot be read: ${toError(thrown).message}`, [], { cause: thrown });
+  }
+}
+
+function isDecision(value: unknown): value is Decision {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Decision).allowed === 'boolean' &&
+    typeof (value as Decision).tool === 'string' &&
+    Array.isArray((value as Decision).candidates)
+  );
+}

@@ -1,0 +1,77 @@
+/**
+ * Validating a call before it reaches the policy: a malformed call is an
+ * error with a reason, never a decision.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { ErrorCode, PlangateError, type Problem } from '../core/errors.js';
+import { RESERVED_IDS } from '../core/threads.js';
+import type { Call } from '../core/types.js';
+
+const schema = JSON.parse(readFileSync(new URL('../../schemas/call.schema.json', import.meta.url), 'utf8'));
+const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
+
+/** A call after validation, with its time resolved to epoch milliseconds. */
+export interface CheckedCall {
+  agent: string;
+  tool: string;
+  runId?: string;
+  delegatedBy: string[];
+  now: number;
+}
+
+/**
+ * Validates a call and resolves its time.
+ *
+ * @example
+ * checkCall({ agent: '0xW', tool: 'github.merge' }, Date.now()).delegatedBy // []
+ */
+export function checkCall(call: unknown, defaultNow: number): CheckedCall {
+  const input = call instanceof Object && 'at' in call && (call as Call).at instanceof Date
+    ? { ...(call as Call), at: ((call as Call).at as Date).toISOString() }
+    : call;
+  if (!validate(input)) {
+    const problems = (validate.errors ?? []).map(toProblem);
+    throw new PlangateError(ErrorCode.InvalidInput, `invalid call: ${problems.map((p) => p.message).join('; ')}`, problems);
+  }
+  const c = input as Omit<Call, 'at'> & { at?: number | string };
+  for (const id of [c.agent, ...(c.delegatedBy ?? [])]) {
+    if (RESERVED_IDS.has(id)) {
+      throw new PlangateError(ErrorCode.InvalidInput, `invalid call: "${id}" is a reserved name, not an agent id`);
+    }
+  }
+  return {
+    agent: c.agent,
+    tool: c.tool,
+    ...(c.runId !== undefined ? { runId: c.runId } : {}),
+    delegatedBy: c.delegatedBy ?? [],
+    now: c.at === undefined ? defaultNow : toMillis(c.at, 'call.at'),
+  };
+}
+
+/**
+ * Epoch milliseconds from an integer or an ISO-8601 date-time string.
+ *
+ * @example
+ * toMillis('2026-01-01T00:00:00Z', 'at') // 1767225600000
+ */
+export function toMillis(value: number | string | Date, field: string): number {
+  const ms = value instanceof Date ? value.getTime()
+    : typeof value === 'number' ? value
+    : /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
+  if (!Number.isSafeInteger(ms) || ms < 0) {
+    throw new PlangateError(ErrorCode.InvalidInput, `${field} must be epoch milliseconds or an ISO-8601 date-time (got ${JSON.stringify(value)})`);
+  }
+  return ms;
+}
+
+function toProblem(e: ErrorObject): Problem {
+  const where = 'call' + e.instancePath.replace(/\//g, '.');
+  if (e.keyword === 'additionalProperties') {
+    return { path: e.instancePath, message: `${where}: unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"` };
+  }
+  if (e.keyword === 'required') {
+    return { path: e.instancePath, message: `${where}.${(e.params as { missingProperty: string }).missingProperty} is required` };
+  }
+  return { path: e.instancePath, message: `${where} ${e.message ?? 'is invalid'}` };
+}
