@@ -60,8 +60,17 @@ upstream_phrase := concat("", [", and nobody up its delegation chain (", concat(
 	count(plans.upstream_ids) > 0
 } else := ""
 
+# The newest stale plan may be the agent's own or, with acceptUpstream, a
+# manager's: name whose it is.
+stale_whose := concat("", [input.agent.id, "'s newest plan"]) if {
+	newest_stale.author == input.agent.id
+} else := concat("", [
+	input.agent.id, " has no fresh plan, and the newest plan by ",
+	newest_stale.author, " up its delegation chain",
+])
+
 who_phrase := concat("", [
-	input.agent.id, "'s newest plan is ", minutes(newest_stale.ageMs), " minutes old, outside the ",
+	stale_whose, " is ", minutes(newest_stale.ageMs), " minutes old, outside the ",
 	format_int(effective.windowMin.value, 10), "-minute window",
 ]) if {
 	reason == "stale"
@@ -84,7 +93,7 @@ base := {
 	"class": class,
 	"gated": gated,
 	"agent": input.agent.id,
-	"agentKnown": input.agent.known == true,
+	"agentKnown": object.get(input.agent, "known", false) == true,
 	"settings": effective,
 	"candidates": plans.candidates,
 }

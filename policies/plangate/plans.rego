@@ -29,7 +29,7 @@ accept_upstream if effective.acceptUpstream.value == true
 upstream_ids := {u.id | some u in upstream} - {input.agent.id}
 
 # The threads a seat speaks in: its own, its crews' (all the way up) and the org's.
-threads_of(seat) := {concat(":", ["agent", seat.id]), "org"} | {concat(":", ["crew", crew]) | some crew in seat.crews}
+threads_of(seat) := {concat(":", ["agent", seat.id]), "org"} | {concat(":", ["crew", crew]) | some crew in object.get(seat, "crews", [])}
 
 # Thread membership is judged for the message's author when that author may
 # plan for this call, and for the acting agent otherwise.
@@ -59,9 +59,11 @@ fresh(m) if {
 	age_ms(m) < window_ms
 }
 
-failed("not_plan", m) if m.kind != "plan"
+# The conditions must hold positively: a message without a kind is not a plan,
+# and one without an authorKind is not written as an agent.
+failed("not_plan", m) if not m.kind == "plan"
 
-failed("human_author", m) if m.authorKind != "agent"
+failed("human_author", m) if not m.authorKind == "agent"
 
 failed("other_author", m) if {
 	m.authorKind == "agent"

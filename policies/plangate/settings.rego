@@ -14,7 +14,7 @@ plan_rules := data.plangate.rules.planRequired
 
 # scopes lists the rules that apply to a seat, narrowest first.
 scopes(seat) := array.concat(
-	array.concat(agent_scope(seat.id), crew_scopes(seat.crews)),
+	array.concat(agent_scope(seat.id), crew_scopes(object.get(seat, "crews", []))),
 	workspace_scope,
 )
 
@@ -38,9 +38,15 @@ pick(found, field, fallback) := setting if {
 	first := setters[0]
 	setting := object.union(
 		object.remove(first, ["rule"]),
-		{"value": first.rule[field], "source": first.rule.source},
+		object.union({"value": first.rule[field]}, source_of(first.rule)),
 	)
 } else := {"value": fallback, "scope": "default"}
+
+# source_of is {"source": …} when the rule records where it was defined. A rule
+# without a source still applies: its settings must never be silently dropped.
+source_of(rule) := {"source": rule.source} if is_string(rule.source)
+
+else := {}
 
 # effective returns {mode, windowMin, acceptUpstream} for a seat {id, crews}.
 effective(seat) := {

@@ -1,0 +1,121 @@
+package plangate.classify_test
+
+import data.plangate.classify
+
+tools(default_class, exact, patterns) := {"tools": {"default": default_class, "exact": exact, "patterns": patterns}}
+
+pattern(p, class) := {"pattern": p, "class": class, "source": "rules/tools.yaml:1:1"}
+
+github := tools(
+	"effect",
+	{"github.merge_pull_request": "read"},
+	[
+		pattern("github.*", "spend"),
+		pattern("github.get_*", "read"),
+		pattern("github.get_?", "say"),
+		pattern("db.q?", "read"),
+	],
+)
+
+test_exact_name_beats_any_pattern if {
+	# github.* (spend) matches too, but the exact name says read.
+	classify.class_of("github.merge_pull_request") == "read" with data.plangate.rules as github
+}
+
+test_exact_name_beats_more_specific_pattern if {
+	rules := tools("effect", {"github.get_x": "spend"}, [pattern("github.get_?", "say")])
+	classify.class_of("github.get_x") == "spend" with data.plangate.rules as rules
+}
+
+test_most_specific_pattern_wins if {
+	classify.class_of("github.get_issue") == "read" with data.plangate.rules as github
+	classify.class_of("github.close_issue") == "spend" with data.plangate.rules as github
+}
+
+test_most_specific_pattern_wins_whatever_the_order if {
+	rules := tools("effect", {}, [pattern("github.get_*", "read"), pattern("github.*", "spend")])
+	classify.class_of("github.get_issue") == "read" with data.plangate.rules as rules
+}
+
+test_question_mark_counts_as_wildcard_not_literal if {
+	# github.get_? has 11 literal characters, github.get_* too: a tie, read wins over say.
+	classify.class_of("github.get_x") == "read" with data.plangate.rules as github
+}
+
+test_star_crosses_dots if {
+	classify.class_of("github.repos.pulls.merge") == "spend" with data.plangate.rules as github
+	rules := tools("effect", {}, [pattern("*", "read")])
+	classify.class_of("a.b.c") == "read" with data.plangate.rules as rules
+}
+
+test_star_matches_empty_run if {
+	classify.class_of("github.") == "spend" with data.plangate.rules as github
+}
+
+test_question_mark_is_exactly_one_character if {
+	classify.class_of("db.q1") == "read" with data.plangate.rules as github
+	classify.class_of("db.q.") == "read" with data.plangate.rules as github
+	classify.class_of("db.q12") == "effect" with data.plangate.rules as github
+	classify.class_of("db.q") == "effect" with data.plangate.rules as github
+}
+
+test_pattern_must_match_whole_name if {
+	classify.class_of("xgithub.merge") == "effect" with data.plangate.rules as github
+	rules := tools("read", {}, [pattern("deploy", "spend")])
+	classify.class_of("deploy.now") == "read" with data.plangate.rules as rules
+}
+
+# Two patterns of equal specificity, "a.*" and "*.b", both match "a.b".
+tie(c1, c2) := class if {
+	class := classify.class_of("a.b") with data.plangate.rules as tools("effect", {}, [pattern("a.*", c1), pattern("*.b", c2)])
+}
+
+test_ties_go_to_the_stricter_class if {
+	tie("effect", "spend") == "spend"
+	tie("spend", "effect") == "spend"
+	tie("read", "effect") == "effect"
+	tie("effect", "read") == "effect"
+	tie("say", "read") == "read"
+	tie("read", "say") == "read"
+	tie("say", "spend") == "spend"
+	tie("say", "say") == "say"
+}
+
+test_tie_rank_order if {
+	classify.rank == {"say": 0, "read": 1, "effect": 2, "spend": 3}
+}
+
+test_specificity_counts_literal_characters if {
+	classify.specificity("github.*") == 7
+	classify.specificity("github.get_*") == 11
+	classify.specificity("a?c*") == 2
+	classify.specificity("*") == 0
+}
+
+test_unmatched_tool_takes_the_rules_default_class if {
+	classify.class_of("slack.read_channel") == "effect" with data.plangate.rules as github
+	rules := tools("read", {}, [pattern("github.*", "spend")])
+	classify.class_of("slack.read_channel") == "read" with data.plangate.rules as rules
+}
+
+test_default_class_is_effect_when_rules_set_none if {
+	rules := {"tools": {"exact": {"a": "read"}, "patterns": [pattern("b.*", "say")]}}
+	classify.class_of("c") == "effect" with data.plangate.rules as rules
+	classify.class_of("a") == "read" with data.plangate.rules as rules
+	classify.class_of("b.x") == "say" with data.plangate.rules as rules
+}
+
+test_tools_without_exact_or_patterns if {
+	classify.class_of("anything") == "say" with data.plangate.rules as {"tools": {"default": "say"}}
+}
+
+test_rules_without_tools if {
+	classify.class_of("anything") == "effect" with data.plangate.rules as {"planRequired": {}}
+}
+
+test_no_rules_data_at_all if {
+	# No `with`: the tests load no data, so data.plangate.rules is undefined.
+	classify.tools == {}
+	classify.class_of("github.merge_pull_request") == "effect"
+	classify.class_of("github.get_pull_request") == "effect"
+}

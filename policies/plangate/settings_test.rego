@@ -1,0 +1,176 @@
+package plangate.settings_test
+
+import data.plangate.fixtures_test as fx
+import data.plangate.settings
+
+# A full hierarchy: every scope sets every field, with distinct values.
+full := fx.rules_with(
+	{"mode": "spends_only", "windowMin": 60, "acceptUpstream": false, "source": "ws.yaml:1:1"},
+	{
+		"desk": {"mode": "side_effects", "windowMin": 15, "acceptUpstream": true, "source": "desk.yaml:1:1"},
+		"news": {"mode": "spends_only", "windowMin": 45, "acceptUpstream": false, "source": "news.yaml:1:1"},
+		"sports": {"mode": "off", "windowMin": 5, "acceptUpstream": true, "source": "sports.yaml:1:1"},
+	},
+	{
+		"0xWORKER": {"mode": "off", "windowMin": 20, "acceptUpstream": false, "source": "agents.yaml:3:1"},
+		"0xOTHER": {"mode": "side_effects", "windowMin": 1, "acceptUpstream": true, "source": "agents.yaml:9:1"},
+	},
+)
+
+# object.union merges recursively, so rules are taken apart with object.remove.
+without(rules, scope, id) := {"tools": rules.tools, "planRequired": object.union(
+	object.remove(rules.planRequired, [scope]),
+	{scope: object.remove(rules.planRequired[scope], [id])},
+)}
+
+without_workspace(rules) := {"tools": rules.tools, "planRequired": object.remove(rules.planRequired, ["workspace"])}
+
+test_agent_rule_beats_crews_and_workspace if {
+	s := settings.effective(fx.worker) with data.plangate.rules as full
+	s == {
+		"mode": {"value": "off", "scope": "agent", "id": "0xWORKER", "source": "agents.yaml:3:1"},
+		"windowMin": {"value": 20, "scope": "agent", "id": "0xWORKER", "source": "agents.yaml:3:1"},
+		"acceptUpstream": {"value": false, "scope": "agent", "id": "0xWORKER", "source": "agents.yaml:3:1"},
+	}
+}
+
+test_nearest_crew_beats_farther_crew_and_workspace if {
+	s := settings.effective(fx.worker) with data.plangate.rules as without(full, "agents", "0xWORKER")
+	s == {
+		"mode": {"value": "side_effects", "scope": "crew", "id": "desk", "source": "desk.yaml:1:1"},
+		"windowMin": {"value": 15, "scope": "crew", "id": "desk", "source": "desk.yaml:1:1"},
+		"acceptUpstream": {"value": true, "scope": "crew", "id": "desk", "source": "desk.yaml:1:1"},
+	}
+}
+
+test_crew_order_is_the_lineage_order_not_the_rule_order if {
+	# news is desk's parent; a lineage listing news first would make news nearest.
+	seat := {"id": "0xWORKER", "known": true, "crews": ["news", "desk"]}
+	s := settings.effective(seat) with data.plangate.rules as without(full, "agents", "0xWORKER")
+	s.mode == {"value": "spends_only", "scope": "crew", "id": "news", "source": "news.yaml:1:1"}
+}
+
+test_farther_crew_beats_workspace if {
+	rules := without(without(full, "agents", "0xWORKER"), "crews", "desk")
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s.mode == {"value": "spends_only", "scope": "crew", "id": "news", "source": "news.yaml:1:1"}
+	s.windowMin == {"value": 45, "scope": "crew", "id": "news", "source": "news.yaml:1:1"}
+	s.acceptUpstream == {"value": false, "scope": "crew", "id": "news", "source": "news.yaml:1:1"}
+}
+
+test_workspace_rule_when_no_agent_or_crew_rule if {
+	rules := fx.rules_with(full.planRequired.workspace, {"sports": full.planRequired.crews.sports}, {"0xOTHER": full.planRequired.agents["0xOTHER"]})
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s == {
+		"mode": {"value": "spends_only", "scope": "workspace", "source": "ws.yaml:1:1"},
+		"windowMin": {"value": 60, "scope": "workspace", "source": "ws.yaml:1:1"},
+		"acceptUpstream": {"value": false, "scope": "workspace", "source": "ws.yaml:1:1"},
+	}
+}
+
+test_rules_of_other_crews_and_agents_do_not_apply if {
+	# sports (a sibling crew) is off and 0xOTHER side_effects; neither touches 0xWORKER.
+	rules := fx.rules_with({"mode": "spends_only", "source": "ws.yaml:1:1"}, {"sports": full.planRequired.crews.sports, "desk-night": {"mode": "off", "source": "n.yaml:1:1"}}, {"0xOTHER": full.planRequired.agents["0xOTHER"]})
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s.mode.scope == "workspace"
+	s.mode.value == "spends_only"
+}
+
+test_each_field_is_inherited_from_the_narrowest_rule_setting_it if {
+	rules := fx.rules_with(
+		{"mode": "spends_only", "windowMin": 60, "acceptUpstream": true, "source": "ws.yaml:1:1"},
+		{
+			"desk": {"mode": "side_effects", "source": "desk.yaml:1:1"},
+			"news": {"mode": "off", "windowMin": 45, "source": "news.yaml:1:1"},
+		},
+		{"0xWORKER": {"mode": "side_effects", "source": "agents.yaml:3:1"}},
+	)
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s == {
+		"mode": {"value": "side_effects", "scope": "agent", "id": "0xWORKER", "source": "agents.yaml:3:1"},
+		"windowMin": {"value": 45, "scope": "crew", "id": "news", "source": "news.yaml:1:1"},
+		"acceptUpstream": {"value": true, "scope": "workspace", "source": "ws.yaml:1:1"},
+	}
+}
+
+test_accept_upstream_false_is_a_setting_not_an_absence if {
+	rules := fx.rules_with(
+		{"mode": "side_effects", "acceptUpstream": true, "source": "ws.yaml:1:1"},
+		{"desk": {"mode": "side_effects", "acceptUpstream": false, "source": "desk.yaml:1:1"}},
+		{},
+	)
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s.acceptUpstream == {"value": false, "scope": "crew", "id": "desk", "source": "desk.yaml:1:1"}
+}
+
+test_null_field_inherits if {
+	rules := fx.rules_with(
+		{"mode": "side_effects", "windowMin": 60, "source": "ws.yaml:1:1"},
+		{},
+		{"0xWORKER": {"mode": "spends_only", "windowMin": null, "acceptUpstream": null, "source": "agents.yaml:3:1"}},
+	)
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s.mode.scope == "agent"
+	s.windowMin == {"value": 60, "scope": "workspace", "source": "ws.yaml:1:1"}
+	s.acceptUpstream == {"value": false, "scope": "default"}
+}
+
+test_mode_off_on_an_agent_carves_the_seat_out if {
+	rules := fx.rules_with(
+		{"mode": "side_effects", "source": "ws.yaml:1:1"},
+		{"desk": {"mode": "side_effects", "windowMin": 10, "source": "desk.yaml:1:1"}},
+		{"0xWORKER": {"mode": "off", "source": "agents.yaml:3:1"}},
+	)
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s.mode == {"value": "off", "scope": "agent", "id": "0xWORKER", "source": "agents.yaml:3:1"}
+
+	# its crewmates stay gated
+	mate := settings.effective({"id": "0xMATE", "known": true, "crews": ["desk", "news"]}) with data.plangate.rules as rules
+	mate.mode.value == "side_effects"
+}
+
+test_missing_fields_take_defaults if {
+	rules := fx.rules_with({"mode": "spends_only", "source": "ws.yaml:1:1"}, {}, {})
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s.windowMin == {"value": 30, "scope": "default"}
+	s.acceptUpstream == {"value": false, "scope": "default"}
+}
+
+defaults := {
+	"mode": {"value": "off", "scope": "default"},
+	"windowMin": {"value": 30, "scope": "default"},
+	"acceptUpstream": {"value": false, "scope": "default"},
+}
+
+test_defaults_with_no_rules if {
+	settings.effective(fx.worker) == defaults
+	settings.effective(fx.worker) == defaults with data.plangate.rules as {}
+	settings.effective(fx.worker) == defaults with data.plangate.rules as {"planRequired": {"crews": {}, "agents": {}}}
+	settings.effective(fx.worker) == defaults with data.plangate.rules as {"planRequired": {}}
+}
+
+test_unknown_agent_with_no_crews if {
+	nobody := {"id": "0xNOBODY", "known": false, "crews": []}
+	settings.effective(nobody) == defaults with data.plangate.rules as without_workspace(full)
+	s := settings.effective(nobody) with data.plangate.rules as full
+	s.mode == {"value": "spends_only", "scope": "workspace", "source": "ws.yaml:1:1"}
+	s.windowMin.value == 60
+}
+
+test_seat_without_crews_field if {
+	s := settings.effective({"id": "0xWORKER"}) with data.plangate.rules as without(full, "agents", "0xWORKER")
+	s.mode == {"value": "spends_only", "scope": "workspace", "source": "ws.yaml:1:1"}
+}
+
+test_a_rule_without_source_still_applies if {
+	rules := fx.rules_with({"mode": "side_effects"}, {}, {"0xWORKER": {"mode": "spends_only", "windowMin": 5}})
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s.mode == {"value": "spends_only", "scope": "agent", "id": "0xWORKER"}
+	s.windowMin == {"value": 5, "scope": "agent", "id": "0xWORKER"}
+}
+
+test_scopes_are_listed_narrowest_first if {
+	found := settings.scopes(fx.worker) with data.plangate.rules as full
+	[s.scope | some s in found] == ["agent", "crew", "crew", "workspace"]
+	[s.id | some s in found] == ["0xWORKER", "desk", "news"]
+}
