@@ -1,0 +1,43 @@
+/**
+ * An in-memory audit sink, for tests and for hosts that ship events
+ * themselves.
+ */
+import type { AuditEvent, AuditSink } from './port.js';
+import { toAuditRecord } from './record.js';
+
+export interface MemoryAuditSink extends AuditSink {
+  /** Every event recorded so far, oldest first (copies holding only declared fields). */
+  readonly events: readonly AuditEvent[];
+  /** Forgets every event. */
+  clear(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates an empty in-memory sink.
+ *
+ * @example
+ * const audit = createMemoryAuditSink();
+ * const gate = createGate({ engine, store, audit });
+ * // … after a refusal:
+ * audit.events[0]?.type // 'PlanRequiredBlocked'
+ */
+export function createMemoryAuditSink(): MemoryAuditSink {
+  const events: AuditEvent[] = [];
+  let closed = false;
+  return {
+    get events(): readonly AuditEvent[] {
+      return events;
+    },
+    async record(event: AuditEvent): Promise<void> {
+      if (closed) throw new Error('audit sink is closed');
+      events.push(toAuditRecord(event));
+    },
+    clear(): void {
+      events.length = 0;
+    },
+    async close(): Promise<void> {
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The audit port: what the gate records, and where it goes. Audit events
+ * say who tried what under which rule; they never carry a message body.
+ */
+import type { Mode, ScopeKind, ToolClass } from '../core/types.js';
+
+/**
+ * A call refused by plan-required: one event per refused attempt.
+ *
+ * @example
+ * const event: PlanRequiredBlocked = {
+ *   type: 'PlanRequiredBlocked', time: '2026-11-29T12:00:00.000Z',
+ *   agent: '0xWORKER', crew: 'desk', tool: 'github.merge_pull_request', toolClass: 'effect',
+ *   mode: 'side_effects', code: 'plan_required:github.merge_pull_request:none', runId: null,
+ *   rule: { scope: 'crew', id: 'desk', source: 'rules/desk.yaml:3:5' },
+ * };
+ */
+export interface PlanRequiredBlocked {
+  type: 'PlanRequiredBlocked';
+  /** When the call was decided, ISO-8601 (UTC). */
+  time: string;
+  /** The acting agent. */
+  agent: string;
+  /** The agent's crew, or null when the org does not know the agent. */
+  crew: string | null;
+  tool: string;
+  toolClass: ToolClass;
+  /** The mode in force for the agent. */
+  mode: Mode;
+  /** `plan_required:<tool>:<none|stale>`. */
+  code: string;
+  runId: string | null;
+  /** The rule the mode came from. */
+  rule: { scope: ScopeKind | 'default'; id?: string; source?: string };
+}
+
+/** Every audit event; discriminated by `type`. More event types join this union later. */
+export type AuditEvent = PlanRequiredBlocked;
+
+/** The `type` of every audit event. */
+export type AuditEventType = AuditEvent['type'];
+
+/**
+ * Where audit events go. `record` resolves once the event is stored as
+ * durably as the sink promises; a failure rejects (or throws) and the gate
+ * logs it without changing the decision.
+ */
+export interface AuditSink {
+  record(event: AuditEvent): Promise<void> | void;
+  /** Flushes and releases the sink; records after close fail. */
+  close?(): Promise<void>;
+}

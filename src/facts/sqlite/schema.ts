@@ -1,0 +1,121 @@
+/**
+ * The SQLite schema, its migrations and every statement the driver runs.
+ * Statements live here, as data, so that a test can `EXPLAIN QUERY PLAN`
+ * exactly what the driver prepares.
+ */
+import { MAX_CREW_DEPTH } from '../validate.js';
+
+/**
+ * Migrations, oldest first: `MIGRATIONS[n]` takes a database from schema
+ * version `n` to `n + 1`. The version is SQLite's `user_version` pragma.
+ * Never edit a released migration; append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 0 → 1: the org and the messages.
+  `
+  CREATE TABLE crews (
+    id     TEXT PRIMARY KEY NOT NULL,
+    parent TEXT NULL REFERENCES crews(id),
+    CHECK (parent IS NULL OR parent <> id)
+  ) STRICT;
+  CREATE INDEX crews_by_parent ON crews(parent);
+
+  CREATE TABLE agents (
+    id   TEXT PRIMARY KEY NOT NULL,
+    crew TEXT NOT NULL REFERENCES crews(id)
+  ) STRICT;
+  CREATE INDEX agents_by_crew ON agents(crew);
+
+  CREATE TABLE messages (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    thread      TEXT NOT NULL,
+    author      TEXT NOT NULL,
+    author_kind TEXT NOT NULL CHECK (author_kind IN ('agent', 'human')),
+    kind        TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    at          INTEGER NOT NULL,
+    run_id      TEXT NULL
+  ) STRICT;
+  -- Context per thread, and listThread.
+  CREATE INDEX messages_by_thread ON messages(thread, at);
+  -- Context by author: everything an agent wrote, any thread.
+  CREATE INDEX messages_by_agent ON messages(author, at) WHERE author_kind = 'agent';
+  -- The newest plan per (author, thread).
+  CREATE INDEX messages_plans ON messages(author, thread, at)
+    WHERE kind = 'plan' AND author_kind = 'agent';
+  -- The newest plan per (author, thread, run).
+  CREATE INDEX messages_run_plans ON messages(author, thread, run_id, at)
+    WHERE kind = 'plan' AND author_kind = 'agent' AND run_id IS NOT NULL;
+  `,
+];
+
+/** The schema version this code writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+const FACT_COLUMNS = 'id, thread, author, author_kind, kind, at, run_id';
+
+/**
+ * Every statement, prepared once per connection. The partial indexes above
+ * are chosen only because these statements repeat their conditions
+ * literally (`kind = 'plan' AND author_kind = 'agent'`): keep it that way.
+ * Ties in time are broken by id, which every index carries as its rowid.
+ */
+export const SQL = {
+  // candidates()
+  newestPlan: `SELECT ${FACT_COLUMNS} FROM messages
+    WHERE author = ? AND thread = ? AND kind = 'plan' AND author_kind = 'agent' AND at <= ?
+    ORDER BY at DESC, id DESC LIMIT 1`,
+  newestRunPlan: `SELECT ${FACT_COLUMNS} FROM messages
+    WHERE author = ? AND thread = ? AND kind = 'plan' AND author_kind = 'agent' AND run_id = ? AND at <= ?
+    ORDER BY at DESC, id DESC LIMIT 1`,
+  contextThread: `SELECT ${FACT_COLUMNS} FROM messages
+    WHERE thread = ? AND at <= ?
+    ORDER BY at DESC, id DESC LIMIT ?`,
+  contextAuthor: `SELECT ${FACT_COLUMNS} FROM messages
+    WHERE author = ? AND author_kind = 'agent' AND at <= ?
+    ORDER BY at DESC, id DESC LIMIT ?`,
+
+  // messages
+  insertMessage: `INSERT INTO messages (thread, author, author_kind, kind, body, at, run_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  listThread: `SELECT id, thread, author, author_kind, kind, body, at, run_id FROM messages
+    WHERE thread = ?
+    ORDER BY at DESC, id DESC LIMIT ?`,
+
+  // org
+  getCrew: 'SELECT id, parent FROM crews WHERE id = ?',
+  listCrews: 'SELECT id, parent FROM crews ORDER BY id',
+  upsertCrew: `INSERT INTO crews (id, parent) VALUES (?, ?)
+    ON CONFLICT (id) DO UPDATE SET parent = excluded.parent`,
+  getAgent: 'SELECT id, crew FROM agents WHERE id = ?',
+  listAgents: 'SELECT id, crew FROM agents ORDER BY id',
+  upsertAgent: `INSERT INTO agents (id, crew) VALUES (?, ?)
+    ON CONFLICT (id) DO UPDATE SET crew = excluded.crew`,
+  /** A crew and its ancestors, nearest first; one row past the cap reveals a too-deep chain. */
+  crewChain: `WITH RECURSIVE chain(id, parent, depth) AS (
+      SELECT id, parent, 1 FROM crews WHERE id = ?
+      UNION ALL
+      SELECT c.id, c.parent, chain.depth + 1 FROM crews AS c JOIN chain ON c.id = chain.parent
+      WHERE chain.depth <= ${MAX_CREW_DEPTH}
+    )
+    SELECT id FROM chain ORDER BY depth`,
+  /** An agent's crew and its ancestors, nearest first; no rows when the agent is unknown. */
+  agentLineage: `WITH RECURSIVE chain(id, parent, depth) AS (
+      SELECT c.id, c.parent, 1 FROM agents AS a JOIN crews AS c ON c.id = a.crew WHERE a.id = ?
+      UNION ALL
+      SELECT c.id, c.parent, chain.depth + 1 FROM crews AS c JOIN chain ON c.id = chain.parent
+      WHERE chain.depth <= ${MAX_CREW_DEPTH}
+    )
+    SELECT id FROM chain ORDER BY depth`,
+  /** How many levels of crews hang below a crew (0 for a leaf). */
+  subtreeHeight: `WITH RECURSIVE below(id, depth) AS (
+      SELECT ?, 0
+      UNION ALL
+      SELECT c.id, below.depth + 1 FROM crews AS c JOIN below ON c.parent = below.id
+      WHERE below.depth <= ${MAX_CREW_DEPTH}
+    )
+    SELECT max(depth) AS height FROM below`,
+} as const;
+
+/** The statements `candidates()` runs: each must be an index seek, never a scan. */
+export const CANDIDATE_STATEMENTS = ['newestPlan', 'newestRunPlan', 'contextThread', 'contextAuthor'] as const;

@@ -1,0 +1,16 @@
+/** Runs the store contract against every driver. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import { createMemoryStore } from '../../src/facts/memory/store.js';
+import { openSqliteStore } from '../../src/facts/sqlite/store.js';
+import { storeContract } from './contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plangate-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+storeContract('memory', () => createMemoryStore());
+storeContract('sqlite :memory:', () => openSqliteStore(':memory:'));
+storeContract('sqlite file', () => openSqliteStore(join(dir, `store-${n++}.db`)));
