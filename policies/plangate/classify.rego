@@ -23,8 +23,14 @@ specificity(pattern) := count(replace(replace(pattern, "*", ""), "?", ""))
 # so the delimiter is a space, which tool names cannot contain.
 no_delimiter := [" "]
 
+# Only `*` and `?` are special. A pattern with any character a tool name
+# cannot hold (glob classes, braces, escapes) never matches; the rules schema
+# rejects such patterns, this keeps a hand-made data document honest too.
+well_formed(pattern) if regex.match(`^[A-Za-z0-9_.:/@*?-]+$`, pattern)
+
 matching(tool) := [p |
 	some p in object.get(tools, "patterns", [])
+	well_formed(p.pattern)
 	glob.match(p.pattern, no_delimiter, tool)
 ]
 

@@ -119,3 +119,12 @@ test_no_rules_data_at_all if {
 	classify.class_of("github.merge_pull_request") == "effect"
 	classify.class_of("github.get_pull_request") == "effect"
 }
+
+test_pattern_with_glob_syntax_never_matches if {
+	rules := {"tools": {"default": "say", "exact": {}, "patterns": [
+		{"pattern": "[a].b", "class": "read", "source": "t:1:1"},
+		{"pattern": "{a,q}.b", "class": "read", "source": "t:2:1"},
+		{"pattern": "a\\.b", "class": "read", "source": "t:3:1"},
+	]}}
+	classify.class_of("a.b") == "say" with data.plangate.rules as rules
+}
