@@ -44,8 +44,13 @@ export interface Gate {
   say(message: NewMessage): Promise<StoredMessage>;
   /** The plan-required settings in force for an agent, with where each came from. */
   settingsFor(agent: string): Promise<EffectiveSettings>;
-  /** The policy input a call would be decided on (for explain and debugging). */
+  /** The policy input a call would be decided on (for debugging). */
   inputFor(call: Call, options?: DecideOptions): Promise<PolicyInput>;
+  /**
+   * Decides a call for a person asking why, with recent context messages and
+   * the facts used. Not an attempt: nothing is audited.
+   */
+  explain(call: Call): Promise<{ decision: Decision; input: PolicyInput }>;
 }
 
 /** Messages of context per thread fetched for explanations. */
@@ -91,6 +96,10 @@ export function createGate(options: GateOptions): Gate {
   return {
     decide,
     inputFor,
+    async explain(call) {
+      const input = await inputFor(call, { explain: true });
+      return { decision: current().decide(input), input };
+    },
     async guard<T>(call: Call, effect: () => T | Promise<T>): Promise<T> {
       const decision = await decide(call);
       if (!decision.allowed) throw new PlanRequiredError(decision);

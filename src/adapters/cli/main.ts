@@ -1,0 +1,84 @@
+/**
+ * The `plangate` command line. Each command lives in commands/; this file
+ * wires them into one program and turns outcomes into exit statuses.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT, exitFor } from './exit.js';
+import { printError, processIo, type Io } from './io.js';
+import { registerCheck } from './commands/check.js';
+import { registerCompile } from './commands/compile.js';
+import { registerDecide } from './commands/decide.js';
+import { registerOrg } from './commands/org.js';
+import { registerPlanRequired } from './commands/plan-required.js';
+import { registerSay } from './commands/say.js';
+
+/** What a command returns: its exit status. */
+export type Run = Promise<number>;
+
+/** The global options every command can read with `optsWithGlobals()`. */
+export interface GlobalOptions {
+  rules?: string;
+  store?: string;
+  audit?: string;
+}
+
+/**
+ * Builds the program. `setExit` receives the status of the command that ran.
+ */
+export function buildProgram(io: Io, setExit: (status: number) => void): Command {
+  const program = new Command('plangate')
+    .description('No plan, no side effect: a policy decision point for AI agents.')
+    .addOption(new Option('--rules <dir>', 'rules directory').env('PLANGATE_RULES'))
+    .addOption(new Option('--store <path>', 'SQLite store file, or :memory:').env('PLANGATE_STORE'))
+    .addOption(new Option('--audit <path>', 'JSONL audit file').env('PLANGATE_AUDIT'))
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
+  const wrap: CommandContext['wrap'] = (run) => async (...args) => {
+    try {
+      setExit(await run(...args));
+    } catch (error) {
+      printError(io, error);
+      setExit(exitFor(error));
+    }
+  };
+  const ctx = { io, wrap };
+  registerCheck(program, ctx);
+  registerPlanRequired(program, ctx);
+  registerOrg(program, ctx);
+  registerSay(program, ctx);
+  registerDecide(program, ctx);
+  registerCompile(program, ctx);
+  return program;
+}
+
+/** What command modules receive. */
+export interface CommandContext {
+  io: Io;
+  // Commander passes each action its own argument list.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  wrap: (run: (...args: any[]) => Run) => (...args: any[]) => Promise<void>;
+}
+
+/**
+ * Runs the CLI and returns the exit status.
+ *
+ * @example
+ * process.exitCode = await main(['decide', '--agent', '0xWORKER', '--tool', 'github.merge_pull_request']);
+ */
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  let status: number = EXIT.ok;
+  const program = buildProgram(io, (s) => { status = s; });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help'
+        ? EXIT.ok
+        : EXIT.error;
+    }
+    printError(io, error);
+    return EXIT.error;
+  }
+  return status;
+}

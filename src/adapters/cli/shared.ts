@@ -1,0 +1,39 @@
+/**
+ * Helpers shared by commands: opening plangate from the global options.
+ */
+import type { Command } from 'commander';
+import { openPlangate, type Plangate } from '../../main/open.js';
+import type { Io } from './io.js';
+import type { GlobalOptions } from './main.js';
+
+/** Opens plangate from `--rules/--store/--audit` (or their environment variables, or the defaults). */
+export function openFromOptions(cmd: Command, io: Io): Promise<Plangate> {
+  const g = cmd.optsWithGlobals<GlobalOptions>();
+  return openPlangate({
+    ...(g.rules ? { rules: g.rules } : {}),
+    ...(g.store ? { store: g.store } : {}),
+    ...(g.audit ? { audit: g.audit } : {}),
+    env: io.env,
+  });
+}
+
+/** Runs `fn` with plangate open, closing it afterwards. */
+export async function withPlangate<T>(cmd: Command, io: Io, fn: (pg: Plangate) => Promise<T>): Promise<T> {
+  const pg = await openFromOptions(cmd, io);
+  try {
+    return await fn(pg);
+  } finally {
+    await pg.close();
+  }
+}
+
+/** Commander collector for repeatable options. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** Parses `--at`: epoch milliseconds or an ISO-8601 date-time. */
+export function parseAt(value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
