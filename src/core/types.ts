@@ -191,4 +191,9 @@ export interface Decision {
   /** Present when allowed because of a plan. */
   plan?: SatisfyingPlan;
   candidates: Candidate[];
+  /**
+   * Present when the rules or the policy could not be loaded: the call went
+   * through as if the mode were off, and this says why.
+   */
+  failOpen?: { reason: string };
 }
