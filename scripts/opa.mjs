@@ -8,7 +8,8 @@ import { gunzipSync } from 'node:zlib';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OPA_VERSION = readFileSync(join(ROOT, 'policies', 'OPA_VERSION'), 'utf8').trim();
-export const POLICY_DIR = join(ROOT, 'policies', 'plangate');
+/** Relative to ROOT (every opa command runs there): the built WASM embeds source paths, so an absolute path would make it depend on the checkout's location. */
+export const POLICY_DIR = 'policies/plangate';
 export const BUILD_DIR = join(ROOT, 'policies', 'build');
 export const ENTRYPOINTS = ['plangate/decision', 'plangate/effective'];
 const SDK_CAPABILITIES = join(ROOT, 'node_modules', '@open-policy-agent', 'opa-wasm', 'capabilities.json');
