@@ -1,17 +1,29 @@
 # METADATA
 # title: plangate entrypoints
 # description: |
-#   decision: the answer for one call (input: now, call, agent, upstream, messages).
+#   decision: the answer for one call (input: now, call, agent, upstream, messages,
+#   and optionally hold and file); the checks compose as plangate.compose says.
 #   effective: the plan-required settings in force for one seat (input: agent).
+#   planning_settings: the planning-gate settings in force for one seat (input: agent).
+#   hold_allowed: whether a hold may be placed (input: agent, kind, hold).
 package plangate
 
-import data.plangate.plan_required
+import data.plangate.compose
+import data.plangate.planning
 import data.plangate.settings
 
 # METADATA
 # entrypoint: true
-decision := plan_required.result
+decision := compose.decision
 
 # METADATA
 # entrypoint: true
 effective := settings.effective(input.agent)
+
+# METADATA
+# entrypoint: true
+planning_settings := planning.effective(input.agent)
+
+# METADATA
+# entrypoint: true
+hold_allowed := planning.hold_allowed

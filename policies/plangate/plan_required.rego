@@ -4,6 +4,10 @@
 #   No plan, no side effect. Reads and `say` are never gated. In spends_only
 #   mode spends are gated; in side_effects mode every effect, spends included.
 #   A gated call goes ahead only when a plan counts (see plangate.plans).
+#   Shadow mode: when the rule in force has `enforce: false`, a call that
+#   would be refused goes ahead, and the result says what would have happened
+#   (`shadow: true` with the would-be code, reason and message), so an
+#   operator can measure a mode before enforcing it.
 package plangate.plan_required
 
 import data.plangate.classify
@@ -28,11 +32,28 @@ default gated := false
 
 gated if class in gated_classes[mode]
 
+# would_refuse: gated, and no plan counts.
+default would_refuse := false
+
+would_refuse if {
+	gated
+	count(plans.counting) == 0
+}
+
+# shadow: a would-be refusal under a rule that does not enforce. Only an
+# explicit false turns enforcement off.
+default shadow := false
+
+shadow if {
+	would_refuse
+	effective.enforce.value == false
+}
+
 default allowed := false
 
-allowed if not gated
+allowed if not would_refuse
 
-allowed if count(plans.counting) > 0
+allowed if shadow
 
 reason := "stale" if count(plans.stale_only) > 0
 
@@ -99,6 +120,8 @@ base := {
 }
 
 outcome := {"code": code, "reason": reason, "message": message} if not allowed
+
+else := {"code": code, "reason": reason, "message": message, "shadow": true} if shadow
 
 else := {"plan": plans.plan} if plans.plan
 

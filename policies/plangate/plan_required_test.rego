@@ -293,3 +293,58 @@ test_unknown_agent_with_no_crews_falls_under_the_workspace_rule if {
 	r.gated == true
 	r.allowed == true
 }
+
+# --- shadow mode (enforce: false)
+
+shadow_rules := fx.rules_with(
+	{"mode": "side_effects", "enforce": false, "source": "ws.yaml:1:1"},
+	{"news": {"mode": "side_effects", "enforce": true, "source": "news.yaml:1:1"}},
+	{},
+)
+
+shadow_only_workspace := fx.rules_with({"mode": "side_effects", "enforce": false, "source": "ws.yaml:1:1"}, {}, {})
+
+test_shadow_would_be_refusal_goes_through_with_the_would_be_outcome if {
+	r := decide(fx.call(fx.merge, []), shadow_only_workspace)
+	r.allowed == true
+	r.gated == true
+	r.shadow == true
+	r.code == "plan_required:github.merge_pull_request:none"
+	r.reason == "none"
+	startswith(r.message, "plan_required:github.merge_pull_request:none — ")
+	r.settings.enforce == {"value": false, "scope": "workspace", "source": "ws.yaml:1:1"}
+	not r.plan
+
+	stale := decide(fx.call(fx.merge, [fx.plan("old", 45 * minute)]), shadow_only_workspace)
+	stale.shadow == true
+	stale.reason == "stale"
+}
+
+test_shadow_has_no_effect_when_the_call_is_allowed_anyway if {
+	m := fx.plan("m1", minute)
+	r := decide(fx.call(fx.merge, [m]), shadow_only_workspace)
+	r.allowed == true
+	not r.shadow
+	not r.code
+	r.plan.id == "m1"
+
+	ungated := decide(fx.call(read, []), shadow_only_workspace)
+	object.keys(ungated) == {"allowed", "tool", "class", "gated", "agent", "agentKnown", "settings", "candidates"}
+}
+
+test_a_narrower_rule_that_enforces_refuses if {
+	# news is the worker's grandparent crew: its enforce: true beats the workspace's false.
+	r := decide(fx.call(fx.merge, []), shadow_rules)
+	r.allowed == false
+	not r.shadow
+	r.settings.enforce.id == "news"
+}
+
+test_only_an_explicit_false_turns_enforcement_off if {
+	every value in ["false", 0, null, "no"] {
+		rules := fx.rules_with({"mode": "side_effects", "enforce": value, "source": "ws.yaml:1:1"}, {}, {})
+		r := decide(fx.call(fx.merge, []), rules)
+		r.allowed == false
+		not r.shadow
+	}
+}

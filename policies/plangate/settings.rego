@@ -4,6 +4,8 @@
 #   Narrowest scope first: the agent's rule, then each crew up the chain
 #   (nearest first), then the workspace rule. Each setting is taken from the
 #   narrowest rule that sets it; a setting no rule sets takes its default.
+#   `enforce: false` (shadow mode) is a setting like the others: inherited per
+#   field, true when no rule sets it.
 package plangate.settings
 
 default_window_min := 30
@@ -38,21 +40,26 @@ pick(found, field, fallback) := setting if {
 	first := setters[0]
 	setting := object.union(
 		object.remove(first, ["rule"]),
-		object.union({"value": first.rule[field]}, source_of(first.rule)),
+		object.union({"value": first.rule[field]}, source_of(first.rule, field)),
 	)
 } else := {"value": fallback, "scope": "default"}
 
-# source_of is {"source": …} when the rule records where it was defined. A rule
+# source_of is {"source": …} when the rule records where it was defined: the
+# field's own source when the rule has one (`sources`, e.g. a workspace rule
+# pinned by environment variables, one per field), else the rule's. A rule
 # without a source still applies: its settings must never be silently dropped.
-source_of(rule) := {"source": rule.source} if is_string(rule.source)
+source_of(rule, field) := {"source": rule.sources[field]} if {
+	is_string(rule.sources[field])
+} else := {"source": rule.source} if {
+	is_string(rule.source)
+} else := {}
 
-else := {}
-
-# effective returns {mode, windowMin, acceptUpstream} for a seat {id, crews}.
+# effective returns {mode, windowMin, acceptUpstream, enforce} for a seat {id, crews}.
 effective(seat) := {
 	"mode": pick(found, "mode", "off"),
 	"windowMin": pick(found, "windowMin", default_window_min),
 	"acceptUpstream": pick(found, "acceptUpstream", false),
+	"enforce": pick(found, "enforce", true),
 } if {
 	found := scopes(seat)
 }

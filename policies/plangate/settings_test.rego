@@ -31,6 +31,7 @@ test_agent_rule_beats_crews_and_workspace if {
 		"mode": {"value": "off", "scope": "agent", "id": "0xWORKER", "source": "agents.yaml:3:1"},
 		"windowMin": {"value": 20, "scope": "agent", "id": "0xWORKER", "source": "agents.yaml:3:1"},
 		"acceptUpstream": {"value": false, "scope": "agent", "id": "0xWORKER", "source": "agents.yaml:3:1"},
+		"enforce": {"value": true, "scope": "default"},
 	}
 }
 
@@ -40,6 +41,7 @@ test_nearest_crew_beats_farther_crew_and_workspace if {
 		"mode": {"value": "side_effects", "scope": "crew", "id": "desk", "source": "desk.yaml:1:1"},
 		"windowMin": {"value": 15, "scope": "crew", "id": "desk", "source": "desk.yaml:1:1"},
 		"acceptUpstream": {"value": true, "scope": "crew", "id": "desk", "source": "desk.yaml:1:1"},
+		"enforce": {"value": true, "scope": "default"},
 	}
 }
 
@@ -65,6 +67,7 @@ test_workspace_rule_when_no_agent_or_crew_rule if {
 		"mode": {"value": "spends_only", "scope": "workspace", "source": "ws.yaml:1:1"},
 		"windowMin": {"value": 60, "scope": "workspace", "source": "ws.yaml:1:1"},
 		"acceptUpstream": {"value": false, "scope": "workspace", "source": "ws.yaml:1:1"},
+		"enforce": {"value": true, "scope": "default"},
 	}
 }
 
@@ -90,6 +93,7 @@ test_each_field_is_inherited_from_the_narrowest_rule_setting_it if {
 		"mode": {"value": "side_effects", "scope": "agent", "id": "0xWORKER", "source": "agents.yaml:3:1"},
 		"windowMin": {"value": 45, "scope": "crew", "id": "news", "source": "news.yaml:1:1"},
 		"acceptUpstream": {"value": true, "scope": "workspace", "source": "ws.yaml:1:1"},
+		"enforce": {"value": true, "scope": "default"},
 	}
 }
 
@@ -140,6 +144,7 @@ defaults := {
 	"mode": {"value": "off", "scope": "default"},
 	"windowMin": {"value": 30, "scope": "default"},
 	"acceptUpstream": {"value": false, "scope": "default"},
+	"enforce": {"value": true, "scope": "default"},
 }
 
 test_defaults_with_no_rules if {
@@ -173,4 +178,33 @@ test_scopes_are_listed_narrowest_first if {
 	found := settings.scopes(fx.worker) with data.plangate.rules as full
 	[s.scope | some s in found] == ["agent", "crew", "crew", "workspace"]
 	[s.id | some s in found] == ["0xWORKER", "desk", "news"]
+}
+
+# --- enforce (shadow mode) and per-field sources
+
+test_enforce_is_inherited_per_field_and_true_by_default if {
+	rules := fx.rules_with(
+		{"mode": "side_effects", "enforce": false, "source": "ws.yaml:1:1"},
+		{"desk": {"mode": "spends_only", "source": "desk.yaml:1:1"}},
+		{},
+	)
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s.mode == {"value": "spends_only", "scope": "crew", "id": "desk", "source": "desk.yaml:1:1"}
+	s.enforce == {"value": false, "scope": "workspace", "source": "ws.yaml:1:1"}
+
+	narrower := fx.rules_with(rules.planRequired.workspace, {"desk": {"mode": "spends_only", "enforce": true, "source": "desk.yaml:1:1"}}, {})
+	t := settings.effective(fx.worker) with data.plangate.rules as narrower
+	t.enforce == {"value": true, "scope": "crew", "id": "desk", "source": "desk.yaml:1:1"}
+}
+
+test_a_field_source_beats_the_rule_source if {
+	ws := {
+		"mode": "side_effects", "windowMin": 10, "source": "env:PLANGATE_WORKSPACE_MODE",
+		"sources": {"windowMin": "env:PLANGATE_WORKSPACE_WINDOW_MIN", "mode": 7},
+	}
+	s := settings.effective(fx.worker) with data.plangate.rules as fx.rules_with(ws, {}, {})
+	s.windowMin == {"value": 10, "scope": "workspace", "source": "env:PLANGATE_WORKSPACE_WINDOW_MIN"}
+
+	# a source that is not a string is ignored: the rule's own source stands
+	s.mode == {"value": "side_effects", "scope": "workspace", "source": "env:PLANGATE_WORKSPACE_MODE"}
 }

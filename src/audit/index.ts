@@ -1,5 +1,18 @@
 /** The audit layer: the port and its sinks. */
-export type { AuditEvent, AuditEventType, AuditSink, PlanRequiredBlocked } from './port.js';
+export type {
+  AuditEvent,
+  AuditEventType,
+  AuditSink,
+  PlanRequiredBlocked,
+  HoldPlaced,
+  HoldPlanSubmitted,
+  HoldPushedBack,
+  HoldReleased,
+  HoldUnblocked,
+  PlanningAuditEvent,
+  PlanningHoldBlocked,
+  ReadGuardBlocked,
+} from './port.js';
 export { toAuditRecord } from './record.js';
 export { createMemoryAuditSink, type MemoryAuditSink } from './memory.js';
 export { createJsonlAuditSink, type JsonlAuditSink, type JsonlAuditSinkOptions } from './jsonl.js';

@@ -3,6 +3,18 @@
  * say who tried what under which rule; they never carry a message body.
  */
 import type { Mode, ScopeKind, ToolClass } from '../core/types.js';
+import type { PlanningAuditEvent } from './planning.js';
+
+export type {
+  HoldPlaced,
+  HoldPlanSubmitted,
+  HoldPushedBack,
+  HoldReleased,
+  HoldUnblocked,
+  PlanningAuditEvent,
+  PlanningHoldBlocked,
+  ReadGuardBlocked,
+} from './planning.js';
 
 /**
  * A call refused by plan-required: one event per refused attempt.
@@ -32,10 +44,15 @@ export interface PlanRequiredBlocked {
   runId: string | null;
   /** The rule the mode came from. */
   rule: { scope: ScopeKind | 'default'; id?: string; source?: string };
+  /**
+   * Shadow mode: the rule in force does not enforce, so the call went
+   * through; this records what would have been refused. Absent for a real refusal.
+   */
+  shadow?: true;
 }
 
 /** Every audit event; discriminated by `type`. More event types join this union later. */
-export type AuditEvent = PlanRequiredBlocked;
+export type AuditEvent = PlanRequiredBlocked | PlanningAuditEvent;
 
 /** The `type` of every audit event. */
 export type AuditEventType = AuditEvent['type'];

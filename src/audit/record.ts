@@ -4,6 +4,7 @@
  * property (a message body spread in by mistake) cannot reach the log.
  */
 import { ErrorCode, PlangateError } from '../core/errors.js';
+import { toPlanningRecord } from './planning.js';
 import type { AuditEvent } from './port.js';
 
 /**
@@ -30,11 +31,11 @@ export function toAuditRecord(event: AuditEvent): AuditEvent {
         code: event.code,
         runId: event.runId,
         rule: { scope, ...(id !== undefined ? { id } : {}), ...(source !== undefined ? { source } : {}) },
+        ...(event.shadow === true ? { shadow: true as const } : {}),
       };
     }
-    default: {
-      const unknownType: unknown = (event as { type?: unknown }).type;
-      throw new PlangateError(ErrorCode.InvalidInput, `unknown audit event type: ${JSON.stringify(unknownType)}`);
-    }
+    default:
+      // The planning gate's and the read guard's events; it throws on an unknown type.
+      return toPlanningRecord(event);
   }
 }

@@ -26,6 +26,16 @@ export const ErrorCode = {
   StoreFailure: 'store_failure',
   /** A call was refused by plan-required (thrown only by `guard`). */
   PlanRequired: 'plan_required',
+  /** A call was refused because the agent is on a planning hold (thrown only by `guard`). */
+  PlanningHold: 'planning_hold',
+  /** A whole-file read over the ceiling was refused by the read guard (thrown only by `guard`). */
+  ReadGuard: 'read_guard',
+  /** A reviewer hold was refused: the planning gate is off for that agent. */
+  PlanningGateOff: 'planning_gate_off',
+  /** A hold was refused: the agent is already held (clear it first with unblock). */
+  AlreadyHeld: 'already_held',
+  /** A plan, push-back, release or unblock named an agent that is not held. */
+  NotHeld: 'not_held',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -97,5 +107,26 @@ export class PlanRequiredError extends PlangateError {
     this.refusal = decision.code ?? `plan_required:${decision.tool}:none`;
     this.tool = decision.tool;
     this.reason = decision.reason ?? 'none';
+  }
+}
+
+/**
+ * Thrown by `gate.guard()` when a call is refused by the planning hold or the
+ * read guard; the effect was not started. `code` is `planning_hold` or
+ * `read_guard`; the refusal's own code (`planning_hold:<tool>`,
+ * `read_guard:<tool>`) is `refusal`.
+ *
+ * @example
+ * try { await gate.guard(call, effect); } catch (e) { if (e instanceof CallRefusedError) reply(e.refusal, e.message); }
+ */
+export class CallRefusedError extends PlangateError {
+  readonly refusal: string;
+  readonly tool: string;
+
+  constructor(code: typeof ErrorCode.PlanningHold | typeof ErrorCode.ReadGuard, decision: { code?: string; tool: string; message?: string }) {
+    super(code, decision.message ?? decision.code ?? code);
+    this.name = 'CallRefusedError';
+    this.refusal = decision.code ?? `${code}:${decision.tool}`;
+    this.tool = decision.tool;
   }
 }

@@ -6,7 +6,17 @@
 import { readFile } from 'node:fs/promises';
 import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import { ErrorCode, PlangateError, toError } from '../core/errors.js';
-import type { Decision, EffectiveSettings, Lineage, PolicyInput, RulesData } from '../core/types.js';
+import type {
+  Decision,
+  EffectivePlanningSettings,
+  EffectiveSettings,
+  HoldAllowed,
+  HoldFact,
+  HoldKind,
+  Lineage,
+  PolicyInput,
+  RulesData,
+} from '../core/types.js';
 
 /** The committed, prebuilt policy. */
 export const DEFAULT_WASM_URL = new URL('../../policies/build/policy.wasm', import.meta.url);
@@ -15,10 +25,18 @@ export const DEFAULT_WASM_URL = new URL('../../policies/build/policy.wasm', impo
 export const ENTRYPOINTS = {
   decision: 'plangate/decision',
   effective: 'plangate/effective',
+  planning: 'plangate/planning_settings',
+  holdAllowed: 'plangate/hold_allowed',
 } as const;
 
 /** Linear memory: 5 MiB to start, capped at 256 MiB so a runaway input cannot take the host down. */
 const MEMORY = { initial: 80, maximum: 4096 };
+
+/**
+ * A policy compiled with `WebAssembly.compile` (a `WebAssembly.Module`; the
+ * type is opaque here because the Node 20 typings do not declare WebAssembly).
+ */
+export type CompiledPolicy = object;
 
 /** What the gate needs from the engine. */
 export interface Evaluator {
@@ -26,6 +44,10 @@ export interface Evaluator {
   decide(input: PolicyInput): Decision;
   /** The plan-required settings in force for a seat. */
   effective(seat: Lineage): EffectiveSettings;
+  /** The planning-gate settings in force for a seat (absent from an evaluator without a policy). */
+  planning?(seat: Lineage): EffectivePlanningSettings;
+  /** Whether a hold of `kind` may be placed on the seat, given its active hold (absent without a policy). */
+  holdAllowed?(input: { agent: Lineage; kind: HoldKind; hold?: HoldFact }): HoldAllowed;
 }
 
 /** One loaded policy with one rules version. Not re-entrant: one evaluation at a time (JS is single-threaded). */
@@ -43,11 +65,18 @@ export class Engine implements Evaluator {
    * const engine = await Engine.load({ data: loaded.data, rulesRevision: loaded.revision });
    * engine.decide(input).allowed;
    */
-  static async load(options: { data: RulesData; rulesRevision?: string; wasm?: Uint8Array | URL | string }): Promise<Engine> {
+  static async load(options: {
+    data: RulesData;
+    rulesRevision?: string;
+    /** The policy: bytes, a path, or a module already compiled (hot reload compiles each policy once). */
+    wasm?: Uint8Array | URL | string | CompiledPolicy;
+    /** Linear memory in 64 KiB pages (default 80 to start, 4096 at most); it grows as evaluations need. */
+    memory?: { initial: number; maximum: number };
+  }): Promise<Engine> {
     const bytes = await readWasm(options.wasm ?? DEFAULT_WASM_URL);
     let policy: LoadedPolicy;
     try {
-      policy = await loadPolicy(bytes, MEMORY);
+      policy = await loadPolicy(bytes, options.memory ?? MEMORY);
     } catch (thrown) {
       throw new PlangateError(ErrorCode.PolicyUnavailable, `policy.wasm cannot be loaded: ${toError(thrown).message}`, [], { cause: thrown });
     }
@@ -80,6 +109,22 @@ export class Engine implements Evaluator {
     return result as EffectiveSettings;
   }
 
+  planning(seat: Lineage): EffectivePlanningSettings {
+    const result = this.evaluate(ENTRYPOINTS.planning, { agent: seat });
+    if (!result || typeof result !== 'object' || !('enabled' in result)) {
+      throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no planning-gate settings for this seat');
+    }
+    return result as EffectivePlanningSettings;
+  }
+
+  holdAllowed(input: { agent: Lineage; kind: HoldKind; hold?: HoldFact }): HoldAllowed {
+    const result = this.evaluate(ENTRYPOINTS.holdAllowed, input);
+    if (!result || typeof result !== 'object' || typeof (result as HoldAllowed).allowed !== 'boolean') {
+      throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no answer on placing a hold');
+    }
+    return result as HoldAllowed;
+  }
+
   /** Bytes of linear memory the policy holds (it never shrinks). */
   get memoryBytes(): number {
     return this.policy.mem.buffer.byteLength;
@@ -98,8 +143,9 @@ export class Engine implements Evaluator {
   }
 }
 
-async function readWasm(source: Uint8Array | URL | string): Promise<Uint8Array> {
+async function readWasm(source: Uint8Array | URL | string | CompiledPolicy): Promise<Parameters<typeof loadPolicy>[0]> {
   if (source instanceof Uint8Array) return source;
+  if (typeof source !== 'string' && !(source instanceof URL)) return source; // already compiled
   try {
     return await readFile(source);
   } catch (thrown) {

@@ -1,5 +1,6 @@
 /** The facts layer: the store port and its drivers. */
-export type { Agent, CandidateQuery, Crew, MessageStore, OrgStore, Store } from './port.js';
+export type { Agent, CandidateQuery, Crew, Hold, HoldMessageRole, HoldQuery, HoldStore, MessageStore, NewHold, OrgStore, Store } from './port.js';
+export { DEFAULT_HOLD_LIMIT, MAX_HOLD_LIMIT, MAX_TASK_LENGTH, toHoldFact } from './holds.js';
 export { createMemoryStore } from './memory/store.js';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite/store.js';
 export {

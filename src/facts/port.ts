@@ -5,7 +5,7 @@
  *
  * Every method is async so that a networked driver fits the same port.
  */
-import type { Lineage, MessageFact, NewMessage, StoredMessage } from '../core/types.js';
+import type { HoldKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../core/types.js';
 
 export interface Crew {
   id: string;
@@ -68,6 +68,69 @@ export interface MessageStore {
   listThread(thread: string, limit: number): Promise<StoredMessage[]>;
 }
 
-export interface Store extends OrgStore, MessageStore {
+/**
+ * A planning hold as stored. An agent has at most one `active` hold; a
+ * released or cleared hold stays, as history.
+ */
+export interface Hold {
+  id: string;
+  agent: string;
+  kind: HoldKind;
+  /** The task the hold is for, when one was named. */
+  task: string | null;
+  placedBy: string;
+  placedAt: number;
+  /** `released`: the reviewer approved the direction; `cleared`: an operator unblocked the agent. */
+  state: 'active' | 'released' | 'cleared';
+  releasedBy: string | null;
+  releasedAt: number | null;
+  clearedBy: string | null;
+  clearedAt: number | null;
+  /** Plans the agent sent through the reviewer channel, and the reviewer's push-backs. */
+  plans: number;
+  pushBacks: number;
+  /** The newest plan's message id. */
+  lastPlanId: string | null;
+}
+
+/** A hold to place. */
+export interface NewHold {
+  agent: string;
+  kind: HoldKind;
+  task?: string;
+  placedBy: string;
+  /** Epoch milliseconds; defaults to now. */
+  placedAt?: number;
+}
+
+/** How a message is linked to a hold: the agent's plan, or the reviewer's push-back. */
+export type HoldMessageRole = 'plan' | 'pushback';
+
+/** Which holds to list: active ones unless `all`, newest first, at most `limit` (default 100, at most 1000). */
+export interface HoldQuery {
+  agent?: string;
+  all?: boolean;
+  limit?: number;
+}
+
+/** The planning-hold half of the store. */
+export interface HoldStore {
+  /** Places a hold. Fails with `already_held` when the agent already has an active one. */
+  placeHold(hold: NewHold): Promise<Hold>;
+  /** The agent's active hold, if any (one indexed lookup). */
+  activeHold(agent: string): Promise<Hold | undefined>;
+  /**
+   * Posts `message` and links it to the agent's active hold as `role`, in one
+   * step, counting it on the hold. Fails with `not_held` when there is none.
+   */
+  postHoldMessage(agent: string, role: HoldMessageRole, message: NewMessage): Promise<{ hold: Hold; message: StoredMessage }>;
+  /** Ends the agent's active hold. Fails with `not_held` when there is none. */
+  endHold(agent: string, end: { state: 'released' | 'cleared'; by: string; at?: number }): Promise<Hold>;
+  listHolds(query?: HoldQuery): Promise<Hold[]>;
+  /** The messages linked to a hold, oldest first, at most `limit` (default 100, at most 1000). */
+  holdMessages(holdId: string, limit?: number): Promise<Array<{ role: HoldMessageRole; message: StoredMessage }>>;
+}
+
+export interface Store extends OrgStore, MessageStore, HoldStore {
   close(): Promise<void>;
 }

@@ -18,7 +18,11 @@ export interface CheckedCall {
   runId?: string;
   delegatedBy: string[];
   now: number;
+  args?: Record<string, unknown>;
 }
+
+/** Largest `call.args`, as JSON in UTF-8 bytes. */
+export const MAX_ARGS_BYTES = 64 * 1024;
 
 /**
  * Validates a call and resolves its time.
@@ -40,12 +44,25 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
       throw new PlangateError(ErrorCode.InvalidInput, `invalid call: "${id}" is a reserved name, not an agent id`);
     }
   }
+  if (c.args !== undefined) {
+    let text: string;
+    try {
+      text = JSON.stringify(c.args);
+    } catch {
+      throw new PlangateError(ErrorCode.InvalidInput, 'invalid call: call.args must be plain JSON');
+    }
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_ARGS_BYTES) {
+      throw new PlangateError(ErrorCode.InvalidInput, `invalid call: call.args is ${bytes} bytes as JSON, more than ${MAX_ARGS_BYTES}; leave out large values such as file contents`);
+    }
+  }
   return {
     agent: c.agent,
     tool: c.tool,
     ...(c.runId !== undefined ? { runId: c.runId } : {}),
     delegatedBy: c.delegatedBy ?? [],
     now: c.at === undefined ? defaultNow : toMillis(c.at, 'call.at'),
+    ...(c.args !== undefined ? { args: c.args } : {}),
   };
 }
 

@@ -3,16 +3,19 @@
  * audit a refusal. It declares the narrow interfaces it needs; the
  * composition root (src/main) picks the concrete store, engine and sink.
  */
-import { PlanRequiredError } from '../core/errors.js';
+import { ErrorCode, PlangateError, toError } from '../core/errors.js';
+import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
 import type { Call, Decision, EffectiveSettings, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
-import type { AuditSink, PlanRequiredBlocked } from '../audit/port.js';
+import type { AuditEvent, AuditSink, PlanRequiredBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
-import type { MessageStore, OrgStore } from '../facts/port.js';
+import type { HoldStore, MessageStore, OrgStore } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
+import { createHolds, type Holds } from './holds.js';
+import { decideWithFacts, planningRefusalEvent, refusalError } from './refusals.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'>;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */
@@ -23,7 +26,16 @@ export interface GateOptions {
   /** Epoch milliseconds; defaults to Date.now. */
   clock?: () => number;
   /** Called when the audit sink fails (the decision stands). Defaults to a line on stderr. */
-  onAuditError?: (error: unknown, event: PlanRequiredBlocked) => void;
+  onAuditError?: (error: unknown, event: AuditEvent) => void;
+  /** The directory the read guard resolves relative paths against; defaults to the process's working directory. */
+  readBase?: string;
+  /** Called with every decision `decide`/`guard` return (not `explain`), e.g. to count them. */
+  onDecision?: (decision: Decision) => void;
+  /**
+   * Called when the store fails while gathering the facts; the call then
+   * fails open (see core/failopen.ts). Defaults to a line on stderr.
+   */
+  onStoreError?: (error: unknown, call: Call) => void;
 }
 
 export interface DecideOptions {
@@ -36,8 +48,9 @@ export interface Gate {
   /** Decides a call. A refusal is a decision (`allowed: false`), not an error. */
   decide(call: Call, options?: DecideOptions): Promise<Decision>;
   /**
-   * Runs `effect` only when the call is allowed; otherwise throws a
-   * `PlanRequiredError` and never invokes `effect`.
+   * Runs `effect` only when the call is allowed; otherwise throws (a
+   * `PlanRequiredError`, or a `CallRefusedError` for a planning hold or the
+   * read guard) and never invokes `effect`.
    */
   guard<T>(call: Call, effect: () => T | Promise<T>): Promise<T>;
   /** Posts a message (a plan, a note, …). Posting is never an effect. */
@@ -51,6 +64,8 @@ export interface Gate {
    * the facts used. Not an attempt: nothing is audited.
    */
   explain(call: Call): Promise<{ decision: Decision; input: PolicyInput }>;
+  /** Planning holds: place, the reviewer channel (submitPlan), push back, release, unblock, list. */
+  holds: Holds;
 }
 
 /** Messages of context per thread fetched for explanations. */
@@ -70,6 +85,10 @@ export function createGate(options: GateOptions): Gate {
   const onAuditError = options.onAuditError ?? ((error: unknown) => {
     process.stderr.write(`plangate: audit sink failed, decision unchanged: ${String(error)}\n`);
   });
+  const readBase = options.readBase ?? process.cwd();
+  const onStoreError = options.onStoreError ?? ((error: unknown, call: Call) => {
+    process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} FAILS OPEN: ${toError(error).message}\n`);
+  });
 
   async function inputFor(call: Call, opts: DecideOptions = {}): Promise<PolicyInput> {
     const checked = checkCall(call, clock());
@@ -77,8 +96,11 @@ export function createGate(options: GateOptions): Gate {
   }
 
   async function record(input: PolicyInput, decision: Decision): Promise<void> {
+    await audit(planningRefusalEvent(input, decision) ?? blockedEvent(input, decision));
+  }
+
+  async function audit(event: AuditEvent): Promise<void> {
     if (!options.audit) return;
-    const event = blockedEvent(input, decision);
     try {
       await options.audit.record(event);
     } catch (error) {
@@ -87,9 +109,22 @@ export function createGate(options: GateOptions): Gate {
   }
 
   async function decide(call: Call, opts: DecideOptions = {}): Promise<Decision> {
-    const input = await inputFor(call, opts);
-    const decision = current().decide(input);
-    if (!decision.allowed) await record(input, decision);
+    let input: PolicyInput;
+    try {
+      input = await inputFor(call, opts);
+    } catch (error) {
+      // A malformed call is an error; a failing store fails open (plan-required guards legibility).
+      if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw error;
+      if (PLAN_REQUIRED_ON_STORE_FAILURE !== 'fail_open') throw error;
+      onStoreError(error, call);
+      const failed = failOpenDecision(call, `the store failed while gathering the facts: ${toError(error).message}`);
+      options.onDecision?.(failed);
+      return failed;
+    }
+    const decision = await decideWithFacts(current(), input, readBase);
+    // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
+    if (!decision.allowed || decision.shadow === true) await record(input, decision);
+    options.onDecision?.(decision);
     return decision;
   }
 
@@ -98,14 +133,15 @@ export function createGate(options: GateOptions): Gate {
     inputFor,
     async explain(call) {
       const input = await inputFor(call, { explain: true });
-      return { decision: current().decide(input), input };
+      return { decision: await decideWithFacts(current(), input, readBase), input };
     },
     async guard<T>(call: Call, effect: () => T | Promise<T>): Promise<T> {
       const decision = await decide(call);
-      if (!decision.allowed) throw new PlanRequiredError(decision);
+      if (!decision.allowed) throw refusalError(decision);
       return effect();
     },
     say: (message) => options.store.postMessage(message),
+    holds: createHolds({ store: options.store, evaluator: current, clock, audit }),
     async settingsFor(agent) {
       const seat = await options.store.lineage(checkCall({ agent, tool: 'x' }, 0).agent);
       return current().effective(seat);
@@ -113,7 +149,7 @@ export function createGate(options: GateOptions): Gate {
   };
 }
 
-/** The audit record of a refusal: who, what, under which rule. Never a message body. */
+/** The audit record of a refusal (or a shadow-mode would-be refusal): who, what, under which rule. Never a message body. */
 export function blockedEvent(input: PolicyInput, decision: Decision): PlanRequiredBlocked {
   const rule = decision.settings.mode;
   return {
@@ -131,5 +167,6 @@ export function blockedEvent(input: PolicyInput, decision: Decision): PlanRequir
       ...(rule.id !== undefined ? { id: rule.id } : {}),
       ...(rule.source !== undefined ? { source: rule.source } : {}),
     },
+    ...(decision.allowed && decision.shadow === true ? { shadow: true as const } : {}),
   };
 }

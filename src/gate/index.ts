@@ -1,3 +1,6 @@
 export { createGate, blockedEvent, type Gate, type GateOptions, type GateStore, type DecideOptions } from './gate.js';
 export { checkCall, toMillis, type CheckedCall } from './call.js';
 export { gatherInput, type FactSource } from './facts.js';
+export { createHolds, type Holds, type HoldsOptions, type HoldsStore, type HoldMessage } from './holds.js';
+export { fileFact } from './files.js';
+export { decideWithFacts, planningRefusalEvent, refusalError } from './refusals.js';

@@ -2,6 +2,8 @@
  * Where things live by default, and the environment variables that move them.
  */
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_WASM_URL } from '../engine/policy.js';
 
 export interface Paths {
   /** Directory of YAML rule files. */
@@ -10,12 +12,15 @@ export interface Paths {
   store: string;
   /** JSONL audit file. */
   audit: string;
+  /** The compiled policy: a policy.wasm, or an OPA bundle (.tar.gz) holding one. */
+  policy: string;
 }
 
 export const DEFAULT_PATHS: Paths = {
   rules: 'rules',
   store: '.data/plangate.db',
   audit: '.data/audit.jsonl',
+  policy: fileURLToPath(DEFAULT_WASM_URL),
 };
 
 /** The environment variable for each path. */
@@ -23,6 +28,7 @@ export const PATH_ENV: Record<keyof Paths, string> = {
   rules: 'PLANGATE_RULES',
   store: 'PLANGATE_STORE',
   audit: 'PLANGATE_AUDIT',
+  policy: 'PLANGATE_POLICY',
 };
 
 /**
@@ -36,5 +42,5 @@ export function resolvePaths(explicit: Partial<Paths>, env: NodeJS.ProcessEnv = 
     const value = explicit[key] ?? env[PATH_ENV[key]] ?? DEFAULT_PATHS[key];
     return value === ':memory:' ? value : resolve(value);
   };
-  return { rules: pick('rules'), store: pick('store'), audit: pick('audit') };
+  return { rules: pick('rules'), store: pick('store'), audit: pick('audit'), policy: pick('policy') };
 }

@@ -18,6 +18,20 @@ export interface RuntimeStatus {
   reloads: number;
   /** Failed reloads since start. */
   reloadErrors: number;
+  /** Decisions since start (added with hot reload; optional for older sources). */
+  decisions?: {
+    total: number;
+    /** Refused calls (the effect was not started). */
+    refused: number;
+    /** Shadow mode: would-be refusals that went through (`enforce: false`). */
+    shadowRefused: number;
+    /** Calls let through because there was no policy or no facts to decide them. */
+    failOpen: number;
+  };
+  /** Settings pinned by the environment: each `PLANGATE_WORKSPACE_*` variable set, with its value. */
+  env?: { pinned: Record<string, string> };
+  /** Whether the rules directory and the policy are watched for changes (hot reload). */
+  watching?: boolean;
 }
 
 /** Anything that can report a RuntimeStatus. */

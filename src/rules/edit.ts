@@ -31,8 +31,8 @@ export interface EditResult {
 export const NEW_RULE_FILE = 'plan-required.yaml';
 
 /**
- * Sets the rule of one scope to exactly `rule` (mode, plus windowMin and
- * acceptUpstream only when given), replacing any rule it had.
+ * Sets the rule of one scope to exactly `rule` (mode, plus windowMin,
+ * acceptUpstream and enforce only when given), replacing any rule it had.
  *
  * Target file: the file that already defines the scope; else, for a crew or
  * agent rule, the first file (by name) with a `planRequired.crews` (or
@@ -48,6 +48,7 @@ export async function setPlanRule(dir: string, scope: RuleScope, rule: PlanRule)
   const fields: Record<string, unknown> = { mode: rule.mode };
   if (rule.windowMin !== undefined) fields['windowMin'] = rule.windowMin;
   if (rule.acceptUpstream !== undefined) fields['acceptUpstream'] = rule.acceptUpstream;
+  if (rule.enforce !== undefined) fields['enforce'] = rule.enforce;
   return edit(dir, scope, 'set', (doc) => setRule(doc, scopePath(scope), fields));
 }
 

@@ -19,3 +19,4 @@ export { MAX_ALIAS_COUNT, MAX_ALIASES } from './aliases.js';
 export { parseRuleFile, type ParsedRuleFile, type Pos } from './parse.js';
 export { isRuleFileName, MAX_RULE_FILE_BYTES, MAX_RULE_FILES, readRuleDir, type RawRuleFile, type RuleDirRead } from './read.js';
 export { RULES_SCHEMA_URL, rulesSchema, validateRuleFile } from './schema.js';
+export { BLUEPRINT_SCHEMA_URL, loadBlueprint, parseBlueprint, type Blueprint } from './blueprint.js';

@@ -6,6 +6,7 @@ import type { Problem } from '../core/errors.js';
 import { isValidId } from '../core/threads.js';
 import { TOOL_CLASSES, type Mode, type RulesData, type SourcedPlanRule, type ToolClass } from '../core/types.js';
 import { describePath, isRecord, toPointer, type ParsedRuleFile, type PathSegment } from './parse.js';
+import { normalizePlanning } from './planning.js';
 
 /**
  * Merges the files, in the order given (sorted by name), into one data
@@ -85,6 +86,10 @@ export function normalizeRules(files: readonly ParsedRuleFile[]): { data: RulesD
       });
     }
   }
+  const planning = normalizePlanning(files);
+  problems.push(...planning.problems);
+  if (planning.planningGate) data.planningGate = planning.planningGate;
+  if (planning.readGuard) data.readGuard = planning.readGuard;
   // The workspace rule first, for readable JSON.
   const { workspace, crews, agents } = data.planRequired;
   data.planRequired = workspace ? { workspace, crews, agents } : { crews, agents };
@@ -106,13 +111,14 @@ export function emptyRulesData(): RulesData {
   };
 }
 
-/** A validated rule with its source; only the three known settings are kept. */
+/** A validated rule with its source; only the known settings are kept. */
 function toRule(value: unknown, source: string): SourcedPlanRule {
   const r = isRecord(value) ? value : {};
   return {
     mode: r['mode'] as Mode,
     ...(r['windowMin'] !== undefined ? { windowMin: r['windowMin'] as number } : {}),
     ...(r['acceptUpstream'] !== undefined ? { acceptUpstream: r['acceptUpstream'] as boolean } : {}),
+    ...(r['enforce'] !== undefined ? { enforce: r['enforce'] as boolean } : {}),
     source,
   };
 }

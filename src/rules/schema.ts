@@ -36,7 +36,18 @@ function validator(): ValidateFunction {
  * const problems = validateRuleFile(parsed); // [] when valid
  */
 export function validateRuleFile(parsed: ParsedRuleFile): Problem[] {
-  const validate = validator();
+  return validateParsed(validator(), parsed);
+}
+
+/**
+ * Validates a parsed YAML file against any compiled schema (e.g. a crew
+ * blueprint), with the same located, human problems as rule files. The
+ * validator must be compiled with `allErrors` and `verbose`.
+ *
+ * @example
+ * const problems = validateParsed(new Ajv2020({ allErrors: true, verbose: true }).compile(schema), parsed);
+ */
+export function validateParsed(validate: ValidateFunction, parsed: ParsedRuleFile): Problem[] {
   if (validate(parsed.data)) return [];
   const seen = new Set<string>();
   const problems: Problem[] = [];
@@ -73,12 +84,18 @@ function toProblem(parsed: ParsedRuleFile, e: ErrorObject): Problem {
   });
 
   if (e.propertyName !== undefined) {
-    const kind = path[path.length - 1] === 'agents' ? 'agent' : 'crew';
+    const last = path[path.length - 1];
     const id = JSON.stringify(e.propertyName);
+    if (last === 'tools') {
+      const message = `${id} is not a tool name (letters, digits and _.:/@-, at most 256 characters; no wildcards)`;
+      return problem([...path, e.propertyName], 'key', path, message);
+    }
+    const kind = last === 'agents' ? 'agent' : last === 'profiles' ? 'profile' : 'crew';
+    const what = kind === 'profile' ? 'profile name' : `${kind} id`;
     const message =
       e.keyword === 'not'
-        ? `${id} is a reserved name and cannot be ${kind === 'agent' ? 'an' : 'a'} ${kind} id`
-        : `${id} is not a valid ${kind} id (letters, digits and ._:@/-, starting with a letter or digit, at most 128 characters)`;
+        ? `${id} is a reserved name and cannot be ${kind === 'agent' ? 'an' : 'a'} ${what}`
+        : `${id} is not a valid ${what} (letters, digits and ._:@/-, starting with a letter or digit, at most 128 characters)`;
     return problem([...path, e.propertyName], 'key', path, message);
   }
   switch (e.keyword) {

@@ -48,7 +48,7 @@ describe('toAuditRecord', () => {
     expect(Object.keys(r).sort()).toEqual(
       ['agent', 'code', 'crew', 'mode', 'rule', 'runId', 'time', 'tool', 'toolClass', 'type'],
     );
-    expect(r.rule).toEqual({ scope: 'workspace' });
+    expect((r as PlanRequiredBlocked).rule).toEqual({ scope: 'workspace' });
     expect(JSON.stringify(r)).not.toMatch(/body|SECRET/);
   });
 

@@ -18,7 +18,7 @@ describe('plangate CLI', () => {
   it('check: exit 0 on the examples, exit 1 with file:line:col for every problem', async () => {
     const ok = await cli(['check', EXAMPLES]);
     expect(ok.status).toBe(0);
-    expect(ok.out).toMatch(/^ok: 3 rule file\(s\)/);
+    expect(ok.out).toMatch(/^ok: 4 rule file\(s\)/);
 
     const { rules } = workspace();
     writeFileSync(join(rules, 'bad.yaml'), 'planRequired:\n  crews:\n    ops: { mode: sometimes }\n    qa: { mode: off, windowMin: -5 }\n');

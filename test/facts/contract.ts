@@ -8,6 +8,7 @@ import { ErrorCode, PlangateError } from '../../src/core/errors.js';
 import type { MessageFact, NewMessage, StoredMessage } from '../../src/core/types.js';
 import type { CandidateQuery, Store } from '../../src/facts/port.js';
 import { MAX_BODY_BYTES, MAX_CREW_DEPTH } from '../../src/facts/validate.js';
+import { MAX_HOLD_LIMIT, MAX_TASK_LENGTH } from '../../src/facts/holds.js';
 
 export type MakeStore = () => Store | Promise<Store>;
 
@@ -566,6 +567,117 @@ export function storeContract(name: string, makeStore: MakeStore): void {
       });
     });
 
+    describe('holds', () => {
+      const plan = (body: string, at: number): NewMessage => ({ thread: 'agent:W', author: 'W', authorKind: 'agent', kind: 'plan', body, at });
+      const pushback = (body: string, at: number): NewMessage => ({ thread: 'agent:W', author: 'rev', authorKind: 'human', kind: 'pushback', body, at });
+
+      it('places a hold, finds it as the agent\'s active hold, and no other agent\'s', async () => {
+        const hold = await store.placeHold({ agent: 'W', kind: 'on_demand', task: 'Refactor the auth middleware', placedBy: 'ops', placedAt: 100 });
+        expect(hold).toEqual({
+          id: expect.any(String), agent: 'W', kind: 'on_demand', task: 'Refactor the auth middleware', placedBy: 'ops', placedAt: 100,
+          state: 'active', releasedBy: null, releasedAt: null, clearedBy: null, clearedAt: null, plans: 0, pushBacks: 0, lastPlanId: null,
+        });
+        expect(await store.activeHold('W')).toEqual(hold);
+        expect(await store.activeHold('X')).toBeUndefined();
+        const untimed = await store.placeHold({ agent: 'X', kind: 'reviewer', placedBy: 'rev' });
+        expect(untimed.task).toBeNull();
+        expect(Math.abs(untimed.placedAt - Date.now())).toBeLessThan(60_000);
+      });
+
+      it('refuses a second active hold with already_held, and allows one once the first has ended', async () => {
+        const first = await store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops', placedAt: 1 });
+        await expectCode(store.placeHold({ agent: 'W', kind: 'reviewer', placedBy: 'rev', placedAt: 2 }), ErrorCode.AlreadyHeld, /unblock/);
+        expect(await store.activeHold('W')).toEqual(first);
+        await store.endHold('W', { state: 'cleared', by: 'ops', at: 3 });
+        const second = await store.placeHold({ agent: 'W', kind: 'reviewer', placedBy: 'rev', placedAt: 4 });
+        expect(second.id).not.toBe(first.id);
+        expect(Number(second.id)).toBeGreaterThan(Number(first.id));
+        expect(await store.activeHold('W')).toEqual(second);
+      });
+
+      it('links plans and push-backs to the hold, counting them; the messages are ordinary messages', async () => {
+        const hold = await store.placeHold({ agent: 'W', kind: 'reviewer', placedBy: 'rev', placedAt: 100 });
+        const p1 = await store.postHoldMessage('W', 'plan', plan('first plan', 110));
+        expect(p1.message).toMatchObject({ thread: 'agent:W', author: 'W', kind: 'plan', body: 'first plan', at: 110 });
+        expect(p1.hold).toMatchObject({ id: hold.id, plans: 1, pushBacks: 0, lastPlanId: p1.message.id });
+        const pb = await store.postHoldMessage('W', 'pushback', pushback('too broad', 120));
+        expect(pb.hold).toMatchObject({ plans: 1, pushBacks: 1, lastPlanId: p1.message.id });
+        const p2 = await store.postHoldMessage('W', 'plan', plan('second plan', 130));
+        expect(p2.hold).toMatchObject({ plans: 2, pushBacks: 1, lastPlanId: p2.message.id });
+        expect(await store.activeHold('W')).toEqual(p2.hold);
+
+        const linked = await store.holdMessages(hold.id);
+        expect(linked.map((l) => [l.role, l.message.body])).toEqual([['plan', 'first plan'], ['pushback', 'too broad'], ['plan', 'second plan']]);
+        expect(linked[0]?.message).toEqual(p1.message);
+        expect((await store.holdMessages(hold.id, 1)).map((l) => l.message.id)).toEqual([p1.message.id]);
+        expect(await store.holdMessages('999999')).toEqual([]);
+        expect(await store.holdMessages('not-an-id')).toEqual([]);
+
+        expect((await store.listThread('agent:W', 10)).map((m) => m.body)).toEqual(['second plan', 'too broad', 'first plan']);
+        const got = await store.candidates({ now: 1000, plansBy: [{ author: 'W', threads: ['agent:W'] }] });
+        expect(got.map((f) => f.id)).toEqual([p2.message.id]);
+      });
+
+      it('refuses a hold message for an agent that is not held, posting nothing', async () => {
+        await expectCode(store.postHoldMessage('W', 'plan', plan('p', 1)), ErrorCode.NotHeld, /W is not held/);
+        expect(await store.listThread('agent:W', 5)).toEqual([]);
+        await store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops', placedAt: 1 });
+        await expectCode(store.postHoldMessage('W', 'plan', { ...plan('p', 2), kind: 'NOT A KIND' }), ErrorCode.InvalidInput);
+        await expectCode(store.postHoldMessage('W', 'approval' as 'plan', plan('p', 2)), ErrorCode.InvalidInput, /role/);
+        expect((await store.activeHold('W'))?.plans).toBe(0);
+        expect(await store.listThread('agent:W', 5)).toEqual([]);
+      });
+
+      it('ends a hold as released or cleared, recording who and when; the hold stays as history', async () => {
+        await store.placeHold({ agent: 'W', kind: 'reviewer', placedBy: 'rev', placedAt: 1 });
+        const released = await store.endHold('W', { state: 'released', by: 'rev', at: 50 });
+        expect(released).toMatchObject({ state: 'released', releasedBy: 'rev', releasedAt: 50, clearedBy: null, clearedAt: null });
+        expect(await store.activeHold('W')).toBeUndefined();
+        await expectCode(store.endHold('W', { state: 'cleared', by: 'ops', at: 60 }), ErrorCode.NotHeld);
+
+        await store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops', placedAt: 70 });
+        const cleared = await store.endHold('W', { state: 'cleared', by: 'ops' });
+        expect(cleared).toMatchObject({ state: 'cleared', clearedBy: 'ops', releasedBy: null, releasedAt: null });
+        expect(Math.abs((cleared.clearedAt ?? 0) - Date.now())).toBeLessThan(60_000);
+
+        const all = await store.listHolds({ agent: 'W', all: true });
+        expect(all.map((h) => h.state)).toEqual(['cleared', 'released']);
+      });
+
+      it('lists active holds, or all with history, newest first, by agent, up to the limit', async () => {
+        await store.placeHold({ agent: 'A', kind: 'on_demand', placedBy: 'ops', placedAt: 1 });
+        await store.placeHold({ agent: 'B', kind: 'reviewer', placedBy: 'rev', placedAt: 2 });
+        await store.endHold('A', { state: 'cleared', by: 'ops', at: 3 });
+        await store.placeHold({ agent: 'A', kind: 'reviewer', placedBy: 'rev', placedAt: 4 });
+        await store.placeHold({ agent: 'C', kind: 'on_demand', placedBy: 'ops', placedAt: 5 });
+        await store.endHold('C', { state: 'released', by: 'rev', at: 6 });
+
+        const view = (hs: Array<{ agent: string; state: string }>) => hs.map((h) => `${h.agent}:${h.state}`);
+        expect(view(await store.listHolds())).toEqual(['A:active', 'B:active']);
+        expect(view(await store.listHolds({ all: true }))).toEqual(['C:released', 'A:active', 'B:active', 'A:cleared']);
+        expect(view(await store.listHolds({ all: true, limit: 2 }))).toEqual(['C:released', 'A:active']);
+        expect(view(await store.listHolds({ agent: 'A' }))).toEqual(['A:active']);
+        expect(view(await store.listHolds({ agent: 'A', all: true }))).toEqual(['A:active', 'A:cleared']);
+        expect(await store.listHolds({ agent: 'C' })).toEqual([]);
+        expect(await store.listHolds({ limit: 0 })).toEqual([]);
+      });
+
+      it('refuses malformed holds and queries with invalid_input', async () => {
+        const ok = { agent: 'W', kind: 'on_demand' as const, placedBy: 'ops', placedAt: 1 };
+        await expectCode(store.placeHold({ ...ok, agent: 'not an id' }), ErrorCode.InvalidInput, /agent/);
+        await expectCode(store.placeHold({ ...ok, kind: 'whim' as 'reviewer' }), ErrorCode.InvalidInput, /kind/);
+        await expectCode(store.placeHold({ ...ok, placedBy: '' }), ErrorCode.InvalidInput, /placedBy/);
+        await expectCode(store.placeHold({ ...ok, task: '   ' }), ErrorCode.InvalidInput, /task/);
+        await expectCode(store.placeHold({ ...ok, task: 'x'.repeat(MAX_TASK_LENGTH + 1) }), ErrorCode.InvalidInput, /task/);
+        await expectCode(store.placeHold({ ...ok, placedAt: 1.5 }), ErrorCode.InvalidInput, /placedAt/);
+        await expectCode(store.endHold('W', { state: 'gone' as 'cleared', by: 'ops' }), ErrorCode.InvalidInput, /state/);
+        await expectCode(store.listHolds({ limit: MAX_HOLD_LIMIT + 1 }), ErrorCode.InvalidInput, /limit/);
+        await expectCode(store.listHolds({ agent: '__proto__' }), ErrorCode.InvalidInput);
+        await expectCode(store.holdMessages('1', -1), ErrorCode.InvalidInput, /limit/);
+        expect(await store.listHolds({ all: true })).toEqual([]);
+      });
+    });
+
     describe('close', () => {
       it('is idempotent, and the store refuses work afterwards with store_failure', async () => {
         await store.close();
@@ -576,6 +688,8 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         );
         await expectCode(store.candidates({ now: 1, plansBy: [] }), ErrorCode.StoreFailure);
         await expectCode(store.lineage('W'), ErrorCode.StoreFailure);
+        await expectCode(store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops' }), ErrorCode.StoreFailure);
+        await expectCode(store.activeHold('W'), ErrorCode.StoreFailure);
       });
     });
   });

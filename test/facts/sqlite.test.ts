@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
-import { CANDIDATE_STATEMENTS, SCHEMA_VERSION, SQL } from '../../src/facts/sqlite/schema.js';
+import { CANDIDATE_STATEMENTS, HOLD_SQL, MIGRATIONS, SCHEMA_VERSION, SQL } from '../../src/facts/sqlite/schema.js';
 import { openSqliteStore } from '../../src/facts/sqlite/store.js';
 import { expectCode } from './contract.js';
 
@@ -85,6 +85,10 @@ describe('sqlite store', () => {
           'agents_by_crew',
           'crews',
           'crews_by_parent',
+          'hold_messages',
+          'holds',
+          'holds_active',
+          'holds_by_agent',
           'messages',
           'messages_by_agent',
           'messages_by_thread',
@@ -201,6 +205,85 @@ describe('sqlite store', () => {
       } finally {
         db.close();
         await store.close();
+      }
+    });
+  });
+
+  describe('planning holds', () => {
+    it('upgrades a version-1 file, keeping its messages, and then stores holds', async () => {
+      const path = fresh();
+      const v1 = new Database(path);
+      v1.exec(MIGRATIONS[0] as string);
+      v1.pragma('user_version = 1');
+      v1.prepare(SQL.insertMessage).run('agent:W', 'W', 'agent', 'plan', 'old plan', 5, null);
+      v1.close();
+
+      const store = openSqliteStore(path);
+      expect((await store.listThread('agent:W', 5)).map((m) => m.body)).toEqual(['old plan']);
+      const hold = await store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops', placedAt: 10 });
+      expect(hold).toMatchObject({ id: '1', state: 'active' });
+      await store.close();
+      const db = new Database(path, { readonly: true });
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      db.close();
+    });
+
+    it('keeps holds, their links and their history across a reopen', async () => {
+      const path = fresh();
+      const a = openSqliteStore(path);
+      await a.placeHold({ agent: 'W', kind: 'reviewer', task: 'refactor auth', placedBy: 'rev', placedAt: 100 });
+      const { message } = await a.postHoldMessage('W', 'plan', { thread: 'agent:W', author: 'W', authorKind: 'agent', kind: 'plan', body: 'p1', at: 110 });
+      await a.close();
+
+      const b = openSqliteStore(path);
+      const held = await b.activeHold('W');
+      expect(held).toMatchObject({ kind: 'reviewer', task: 'refactor auth', plans: 1, lastPlanId: message.id });
+      await b.endHold('W', { state: 'released', by: 'rev', at: 120 });
+      await b.close();
+
+      const c = openSqliteStore(path);
+      expect(await c.activeHold('W')).toBeUndefined();
+      const [past] = await c.listHolds({ all: true });
+      expect(past).toMatchObject({ state: 'released', releasedBy: 'rev', releasedAt: 120, plans: 1 });
+      expect((await c.holdMessages(past?.id ?? '')).map((l) => [l.role, l.message.body])).toEqual([['plan', 'p1']]);
+      await c.close();
+    });
+
+    it('enforces one active hold per agent in the schema itself', async () => {
+      const path = fresh();
+      await openSqliteStore(path).close();
+      const db = new Database(path);
+      try {
+        db.prepare(HOLD_SQL.insertHold).run('W', 'on_demand', null, 'ops', 1);
+        expect(() => db.prepare(HOLD_SQL.insertHold).run('W', 'reviewer', null, 'rev', 2)).toThrowError(/UNIQUE/);
+        expect(() => db.prepare("UPDATE holds SET state = 'released'").run()).toThrowError(/CHECK/);
+      } finally {
+        db.close();
+      }
+    });
+
+    it('finds the active hold of an agent with one index seek', async () => {
+      const path = fresh();
+      const store = openSqliteStore(path);
+      for (let i = 0; i < 200; i++) {
+        await store.placeHold({ agent: `A${i % 20}`, kind: 'on_demand', placedBy: 'ops', placedAt: i });
+        await store.endHold(`A${i % 20}`, { state: 'cleared', by: 'ops', at: i });
+      }
+      await store.close();
+      const db = new Database(path);
+      try {
+        for (const analyzed of [false, true]) {
+          if (analyzed) db.exec('ANALYZE');
+          const detail = db
+            .prepare(`EXPLAIN QUERY PLAN ${HOLD_SQL.activeHold}`)
+            .all('A1')
+            .map((r) => (r as { detail: string }).detail)
+            .join(' | ');
+          expect(detail).toMatch(/USING (COVERING )?INDEX holds_active /);
+          expect(detail).not.toMatch(/\bSCAN\b/);
+        }
+      } finally {
+        db.close();
       }
     });
   });

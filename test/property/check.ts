@@ -34,20 +34,21 @@ function setting(x: { value: unknown; scope: string; id?: string | undefined; so
   return { value: x.value, scope: x.scope, id: x.id, source: x.source };
 }
 
-function settings(x: Record<'mode' | 'windowMin' | 'acceptUpstream', Parameters<typeof setting>[0]>): Projection['settings'] {
-  return { mode: setting(x.mode), windowMin: setting(x.windowMin), acceptUpstream: setting(x.acceptUpstream) };
+function settings(x: Record<'mode' | 'windowMin' | 'acceptUpstream' | 'enforce', Parameters<typeof setting>[0]>): Projection['settings'] {
+  return { mode: setting(x.mode), windowMin: setting(x.windowMin), acceptUpstream: setting(x.acceptUpstream), enforce: setting(x.enforce) };
 }
 
 /** The part of a decision the model predicts. */
 interface Projection {
   allowed: boolean;
+  shadow: boolean;
   code: string | undefined;
   reason: string | undefined;
   mode: string;
   gated: boolean;
   class: string;
   /** Each effective setting with where it came from. */
-  settings: Record<'mode' | 'windowMin' | 'acceptUpstream', Setting>;
+  settings: Record<'mode' | 'windowMin' | 'acceptUpstream' | 'enforce', Setting>;
   /** `ok` when an allowed gated call names a plan the model also counts, with a consistent `via`. */
   plan: string | undefined;
 }
@@ -55,13 +56,14 @@ interface Projection {
 function expected(m: ModelDecision): Projection {
   return {
     allowed: m.allowed,
+    shadow: m.shadow,
     code: m.code,
     reason: m.reason,
     mode: m.mode,
     gated: m.gated,
     class: m.class,
     settings: settings(m.settings),
-    plan: m.allowed && m.gated ? 'ok' : undefined,
+    plan: m.allowed && m.gated && !m.shadow ? 'ok' : undefined,
   };
 }
 
@@ -78,23 +80,25 @@ function planCheck(d: Decision, m: ModelDecision): string {
 function observed(d: Decision, m: ModelDecision): Projection {
   return {
     allowed: d.allowed,
+    shadow: d.shadow === true,
     code: d.code,
     reason: d.reason,
     mode: d.settings.mode.value,
     gated: d.gated,
     class: d.class,
     settings: settings(d.settings),
-    plan: d.allowed && d.gated ? planCheck(d, m) : undefined,
+    plan: d.allowed && d.gated && d.shadow !== true ? planCheck(d, m) : undefined,
   };
 }
 
 /** Outcome counts, to check that the generator keeps exercising every branch. */
-export type Tally = Record<'allowedByPlan' | 'notGated' | 'stale' | 'none' | 'sameRunOnly' | 'upstreamOnly', number>;
+export type Tally = Record<'allowedByPlan' | 'notGated' | 'stale' | 'none' | 'sameRunOnly' | 'upstreamOnly' | 'shadow', number>;
 export function emptyTally(): Tally {
-  return { allowedByPlan: 0, notGated: 0, stale: 0, none: 0, sameRunOnly: 0, upstreamOnly: 0 };
+  return { allowedByPlan: 0, notGated: 0, stale: 0, none: 0, sameRunOnly: 0, upstreamOnly: 0, shadow: 0 };
 }
 function count(t: Tally, s: Scenario, m: ModelDecision, world: { messages: Array<{ id: string; author: string }> }): void {
   if (!m.gated) t.notGated++;
+  else if (m.shadow) t.shadow++;
   else if (m.allowed) {
     t.allowedByPlan++;
     const counting = m.verdicts.filter((v) => v.counts);
@@ -105,9 +109,9 @@ function count(t: Tally, s: Scenario, m: ModelDecision, world: { messages: Array
   else t.none++;
 }
 
-/** The audit events one decide() must record: one PlanRequiredBlocked per refusal, none otherwise. */
+/** The audit events one decide() must record: one PlanRequiredBlocked per refusal or shadow would-be refusal, none otherwise. */
 function expectedAudit(world: World, call: ModelCall, m: ModelDecision): AuditEvent[] {
-  if (m.allowed) return [];
+  if (m.allowed && !m.shadow) return [];
   const rule = m.settings.mode;
   return [
     {
@@ -121,6 +125,7 @@ function expectedAudit(world: World, call: ModelCall, m: ModelDecision): AuditEv
       code: m.code as string,
       runId: call.runId ?? null,
       rule: { scope: rule.scope, ...(rule.id !== undefined ? { id: rule.id } : {}), ...(rule.source !== undefined ? { source: rule.source } : {}) },
+      ...(m.shadow ? { shadow: true as const } : {}),
     },
   ];
 }

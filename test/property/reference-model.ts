@@ -71,6 +71,8 @@ export interface ModelVerdict {
 
 export interface ModelDecision {
   allowed: boolean;
+  /** Shadow mode: the rule in force does not enforce and the call would have been refused. */
+  shadow: boolean;
   code?: string;
   reason?: 'none' | 'stale';
   mode: Mode;
@@ -80,6 +82,7 @@ export interface ModelDecision {
     mode: ModelSetting<Mode>;
     windowMin: ModelSetting<number>;
     acceptUpstream: ModelSetting<boolean>;
+    enforce: ModelSetting<boolean>;
   };
   /** Ids of the messages that count as a plan for this call. */
   counting: string[];
@@ -175,7 +178,7 @@ function layers(world: World, agentId: string): Layer[] {
   return out;
 }
 
-function pick<K extends 'mode' | 'windowMin' | 'acceptUpstream'>(
+function pick<K extends 'mode' | 'windowMin' | 'acceptUpstream' | 'enforce'>(
   ls: Layer[],
   field: K,
   fallback: NonNullable<PlanRule[K]>,
@@ -193,6 +196,8 @@ export function settingsFor(world: World, agentId: string): ModelDecision['setti
     mode: pick(ls, 'mode', 'off'),
     windowMin: pick(ls, 'windowMin', 30),
     acceptUpstream: pick(ls, 'acceptUpstream', false),
+    // Shadow mode (enforce: false) is a setting like the others: narrowest rule first, true by default.
+    enforce: pick(ls, 'enforce', true),
   };
 }
 
@@ -238,7 +243,9 @@ export function referenceDecide(world: World, call: ModelCall): ModelDecision {
   const counting = verdicts.filter((v) => v.counts).map((v) => v.id);
 
   const base = { mode, gated, class: cls, settings, counting, verdicts };
-  if (!gated || counting.length > 0) return { allowed: true, ...base };
+  if (!gated || counting.length > 0) return { allowed: true, shadow: false, ...base };
   const reason = verdicts.some((v) => v.staleOnly) ? 'stale' : 'none';
-  return { allowed: false, code: `plan_required:${call.tool}:${reason}`, reason, ...base };
+  // A rule that does not enforce lets a would-be refusal through, saying what it would have been.
+  const shadow = settings.enforce.value === false;
+  return { allowed: shadow, shadow, code: `plan_required:${call.tool}:${reason}`, reason, ...base };
 }

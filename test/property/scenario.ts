@@ -138,6 +138,8 @@ function ruleArb(file: string, loose = false): fc.Arbitrary<SourcedPlanRule> {
         mode: modeArb,
         windowMin: windowArb,
         acceptUpstream: fc.boolean(),
+        // Mostly enforcing: shadow mode (false) in about one rule in six.
+        enforce: fc.oneof({ arbitrary: fc.constant(true), weight: 2 }, { arbitrary: fc.constant(false), weight: 1 }),
         line: fc.integer({ min: 1, max: 99 }),
         col: fc.integer({ min: 1, max: 9 }),
       },

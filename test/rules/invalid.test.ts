@@ -34,7 +34,7 @@ describe('schema violations, located at file:line:col', () => {
     ].join('\n');
     expect(await problems({ 'plan.yaml': plan })).toEqual([
       'plan.yaml:4:13: planRequired.crews.0xDESK.mode: must be one of off, spends_only, side_effects (got "sometimes")',
-      'plan.yaml:5:7: planRequired.crews.0xDESK: unknown key "windowMinutes" (expected mode, windowMin, acceptUpstream)',
+      'plan.yaml:5:7: planRequired.crews.0xDESK: unknown key "windowMinutes" (expected mode, windowMin, acceptUpstream, enforce)',
       'plan.yaml:6:18: planRequired.crews.0xDESK: windowMin must be an integer from 1 to 10080 (got -5)',
       'plan.yaml:7:35: planRequired.crews.news: windowMin must be an integer from 1 to 10080 (got 99999999)',
       'plan.yaml:8:37: planRequired.crews.sports: windowMin must be an integer from 1 to 10080 (got 2.5)',

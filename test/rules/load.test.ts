@@ -8,7 +8,7 @@ import { caught, lines, ruleDir } from './helpers.js';
 describe('the example rule set', () => {
   test('loads cleanly, with every feature and a source on every rule', async () => {
     const rules = await loadRules('examples/rules');
-    expect(rules.files).toEqual(['plan-required.yaml', 'seats.yaml', 'tools.yaml']);
+    expect(rules.files).toEqual(['plan-required.yaml', 'planning.yaml', 'seats.yaml', 'tools.yaml']);
     expect(rules.dir).toBe(path.resolve('examples/rules'));
     expect(rules.revision).toMatch(/^[0-9a-f]{64}$/);
     expect(rules.loadedAt).toBeInstanceOf(Date);
@@ -27,6 +27,7 @@ describe('the example rule set', () => {
       tools: {
         default: 'effect',
         exact: {
+          'plangate.submit_plan': 'say',
           'fs.read_file': 'read',
           'github.merge_pull_request': 'effect',
           'github.create_issue': 'effect',
@@ -41,6 +42,22 @@ describe('the example rule set', () => {
           { pattern: 'payments.*', class: 'spend', source: 'tools.yaml:30:7' },
         ],
       },
+      planningGate: {
+        defaults: {
+          enabled: false,
+          whitelist: ['fs.read_file', 'github.get_*', '*.search'],
+          reviewerChannel: 'plangate.submit_plan',
+          readGuardMaxBytes: 1048576,
+          source: 'planning.yaml:26:3',
+        },
+        profiles: {
+          careful: { enabled: true, readGuardMaxBytes: 262144, source: 'planning.yaml:40:5' },
+          housekeeping: { readGuardMaxBytes: 0, source: 'planning.yaml:44:5' },
+        },
+        crews: { trading: { profile: 'careful', source: 'planning.yaml:49:5' } },
+        agents: { '0xBOT': { profile: 'housekeeping', source: 'planning.yaml:51:5' } },
+      },
+      readGuard: { tools: { 'fs.read_file': { path: 'path', range: ['offset', 'limit'], source: 'planning.yaml:58:5' } } },
     });
   });
 

@@ -11,8 +11,11 @@ export const EXIT = {
   refused: 3,
 } as const;
 
+/** Errors that are a refused call (thrown by `guard`): exit 3, like a refusal from `decide`. */
+const REFUSALS: ReadonlySet<string> = new Set([ErrorCode.PlanRequired, ErrorCode.PlanningHold, ErrorCode.ReadGuard]);
+
 /** Exit status for an error; every error is 1, the mapping is kept here so adapters stay uniform. */
 export function exitFor(error: unknown): number {
-  if (error instanceof PlangateError && error.code === ErrorCode.PlanRequired) return EXIT.refused;
+  if (error instanceof PlangateError && REFUSALS.has(error.code)) return EXIT.refused;
   return EXIT.error;
 }

@@ -42,8 +42,12 @@ export function renderExplanation(d: Decision, input: PolicyInput): string {
   const lineage = input.agent.known
     ? `crews ${input.agent.crews.join(' → ')}`
     : 'unknown to the org (only its own agent rule and the workspace rule apply)';
+  const verdict = !d.allowed ? 'REFUSED'
+    : d.failOpen ? 'ALLOWED (FAIL-OPEN: plan-required is NOT enforced)'
+    : d.shadow ? 'ALLOWED (SHADOW: would be refused)'
+    : 'ALLOWED';
   const lines = [
-    `${d.allowed ? 'ALLOWED' : 'REFUSED'}  ${d.agent} → ${d.tool}${d.code ? `  ${d.code}` : ''}`,
+    `${verdict}  ${d.agent} → ${d.tool}${d.code ? `  ${d.code}` : ''}`,
     '',
     `  agent            ${d.agent}, ${lineage}`,
     `  tool class       ${d.class}${d.gated ? ' (gated)' : ' (not gated)'}`,
@@ -51,8 +55,11 @@ export function renderExplanation(d: Decision, input: PolicyInput): string {
     `  window           ${s.windowMin.value} min  — ${from(s.windowMin)}`,
     `  accept upstream  ${s.acceptUpstream.value ? 'yes' : 'no'}  — ${from(s.acceptUpstream)}`,
   ];
+  if (s.enforce) lines.push(`  enforce          ${s.enforce.value === false ? 'no (shadow mode: refusals are recorded, not applied)' : 'yes'}  — ${from(s.enforce)}`);
+  if (d.failOpen) lines.push(`  fail-open        ${d.failOpen.reason}`);
   if (input.call.runId) lines.push(`  run              ${input.call.runId}`);
   if (input.call.delegatedBy.length) lines.push(`  delegated by     ${input.call.delegatedBy.join(' ← ')}`);
+  if (d.checks) lines.push(...checkLines(d));
   lines.push('');
   if (!d.gated) {
     lines.push(d.class === 'read' || d.class === 'say'
@@ -66,4 +73,33 @@ export function renderExplanation(d: Decision, input: PolicyInput): string {
   for (const c of d.candidates) lines.push(candidateLine(c));
   if (d.message) lines.push('', d.message);
   return lines.join('\n');
+}
+
+const READ_GUARD: Record<string, string> = {
+  off: 'off for this agent (no ceiling)',
+  not_listed: 'not a read tool the guard watches',
+  not_read: 'listed, but not classified read',
+  no_path: 'no file named in the arguments',
+  ranged: 'reads a part of the file',
+  needs_size: 'the file\'s size was not gathered',
+  not_a_file: 'no regular file there (the tool reports its own error)',
+  over: 'a whole file over the ceiling',
+  under: 'a whole file within the ceiling',
+};
+
+/** The read guard's and the planning hold's verdicts, for `explain`. */
+function checkLines(d: Decision): string[] {
+  const c = d.checks;
+  if (!c) return [];
+  const rg = c.readGuard;
+  const size = rg.file?.kind === 'file' ? `, ${rg.file.size} bytes at ${rg.file.resolved}` : '';
+  const ceiling = rg.maxBytes > 0 ? ` (ceiling ${rg.maxBytes} bytes)` : '';
+  const ph = c.planningHold;
+  const hold = !ph.held ? 'not held'
+    : `held (hold ${ph.hold?.id}, ${ph.hold?.kind === 'on_demand' ? 'on demand' : 'by the reviewer'})${ph.exempt ? `, but ${d.tool} stays open: ${ph.exempt === 'whitelist' ? 'whitelisted' : 'the reviewer channel'}` : ''}`;
+  return [
+    `  read guard       ${READ_GUARD[rg.status] ?? rg.status}${size}${ceiling}`,
+    `  planning hold    ${hold}`,
+    ...(d.check ? [`  decided by       ${d.check} (checks run: read guard, then planning hold, then plan-required)`] : []),
+  ];
 }

@@ -5,12 +5,15 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, exitFor } from './exit.js';
 import { printError, processIo, type Io } from './io.js';
+import { registerBlueprint } from './commands/blueprint.js';
 import { registerCheck } from './commands/check.js';
 import { registerCompile } from './commands/compile.js';
 import { registerDecide } from './commands/decide.js';
+import { registerHolds } from './commands/holds.js';
 import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
 import { registerSay } from './commands/say.js';
+import { registerServe } from './commands/serve.js';
 
 /** What a command returns: its exit status. */
 export type Run = Promise<number>;
@@ -20,6 +23,7 @@ export interface GlobalOptions {
   rules?: string;
   store?: string;
   audit?: string;
+  policy?: string;
 }
 
 /**
@@ -31,6 +35,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
     .addOption(new Option('--rules <dir>', 'rules directory').env('PLANGATE_RULES'))
     .addOption(new Option('--store <path>', 'SQLite store file, or :memory:').env('PLANGATE_STORE'))
     .addOption(new Option('--audit <path>', 'JSONL audit file').env('PLANGATE_AUDIT'))
+    .addOption(new Option('--policy <path>', 'compiled policy: a policy.wasm or an OPA bundle (.tar.gz) (default: the packaged one)').env('PLANGATE_POLICY'))
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
@@ -48,7 +53,10 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerOrg(program, ctx);
   registerSay(program, ctx);
   registerDecide(program, ctx);
+  registerHolds(program, ctx);
   registerCompile(program, ctx);
+  registerBlueprint(program, ctx);
+  registerServe(program, ctx);
   return program;
 }
 

@@ -2,18 +2,25 @@
  * Helpers shared by commands: opening plangate from the global options.
  */
 import type { Command } from 'commander';
-import { openPlangate, type Plangate } from '../../main/open.js';
+import { openPlangate, type OpenOptions, type Plangate } from '../../main/open.js';
 import type { Io } from './io.js';
 import type { GlobalOptions } from './main.js';
 
-/** Opens plangate from `--rules/--store/--audit` (or their environment variables, or the defaults). */
-export function openFromOptions(cmd: Command, io: Io): Promise<Plangate> {
+/**
+ * Opens plangate from `--rules/--store/--audit/--policy` (or their
+ * environment variables, or the defaults). Bad rules or a bad policy do not
+ * fail here: plangate fails open, with the banner on stderr.
+ */
+export function openFromOptions(cmd: Command, io: Io, extra: Pick<OpenOptions, 'watch'> = {}): Promise<Plangate> {
   const g = cmd.optsWithGlobals<GlobalOptions>();
   return openPlangate({
     ...(g.rules ? { rules: g.rules } : {}),
     ...(g.store ? { store: g.store } : {}),
     ...(g.audit ? { audit: g.audit } : {}),
+    ...(g.policy ? { policy: g.policy } : {}),
     env: io.env,
+    log: (text) => io.err(text),
+    ...extra,
   });
 }
 

@@ -20,6 +20,7 @@ import {
   MAX_CREW_DEPTH,
   toFact,
 } from '../validate.js';
+import { createMemoryHolds } from './holds.js';
 
 /** A safety stop for walking crew chains; placement checks keep real chains within MAX_CREW_DEPTH. */
 const MAX_CHAIN = MAX_CREW_DEPTH + 1;
@@ -138,7 +139,27 @@ export function createMemoryStore(): Store {
     return h;
   }
 
+  /** Stores a message (validated); synchronous, so a hold can link it in the same step. */
+  function insert(message: NewMessage): StoredMessage {
+    const m = checkNewMessage(message);
+    const row: Row = { ...m, id: String(nextId++) };
+    insertSorted(entry(byThread, row.thread, () => []), row);
+    if (row.authorKind === 'agent') {
+      insertSorted(entry(byAgentAuthor, row.author, () => []), row);
+      if (row.kind === 'plan') {
+        insertSorted(entry(entry(plans, row.author, () => new Map()), row.thread, () => []), row);
+        if (row.runId !== undefined) {
+          const byThreadRun = entry(runPlans, row.author, () => new Map<string, Map<string, Sorted>>());
+          insertSorted(entry(entry(byThreadRun, row.thread, () => new Map()), row.runId, () => []), row);
+        }
+      }
+    }
+    return copy(row);
+  }
+
   return {
+    ...createMemoryHolds(open, insert),
+
     async putCrew(crew: Crew): Promise<void> {
       open();
       const { id, parent } = checkCrew(crew);
@@ -190,20 +211,7 @@ export function createMemoryStore(): Store {
 
     async postMessage(message: NewMessage): Promise<StoredMessage> {
       open();
-      const m = checkNewMessage(message);
-      const row: Row = { ...m, id: String(nextId++) };
-      insertSorted(entry(byThread, row.thread, () => []), row);
-      if (row.authorKind === 'agent') {
-        insertSorted(entry(byAgentAuthor, row.author, () => []), row);
-        if (row.kind === 'plan') {
-          insertSorted(entry(entry(plans, row.author, () => new Map()), row.thread, () => []), row);
-          if (row.runId !== undefined) {
-            const byThreadRun = entry(runPlans, row.author, () => new Map<string, Map<string, Sorted>>());
-            insertSorted(entry(entry(byThreadRun, row.thread, () => new Map()), row.runId, () => []), row);
-          }
-        }
-      }
-      return copy(row);
+      return insert(message);
     },
 
     async candidates(q: CandidateQuery): Promise<MessageFact[]> {

@@ -47,6 +47,38 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX messages_run_plans ON messages(author, thread, run_id, at)
     WHERE kind = 'plan' AND author_kind = 'agent' AND run_id IS NOT NULL;
   `,
+  // 1 → 2: planning holds, with their history and the messages linked to them.
+  `
+  CREATE TABLE holds (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent       TEXT NOT NULL,
+    kind        TEXT NOT NULL CHECK (kind IN ('reviewer', 'on_demand')),
+    task        TEXT NULL,
+    placed_by   TEXT NOT NULL,
+    placed_at   INTEGER NOT NULL,
+    state       TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'released', 'cleared')),
+    released_by TEXT NULL,
+    released_at INTEGER NULL,
+    cleared_by  TEXT NULL,
+    cleared_at  INTEGER NULL,
+    plans       INTEGER NOT NULL DEFAULT 0,
+    push_backs  INTEGER NOT NULL DEFAULT 0,
+    last_plan_id INTEGER NULL REFERENCES messages(id),
+    CHECK ((state = 'released') = (released_by IS NOT NULL AND released_at IS NOT NULL)),
+    CHECK ((state = 'cleared') = (cleared_by IS NOT NULL AND cleared_at IS NOT NULL))
+  ) STRICT;
+  -- At most one active hold per agent, found with one seek.
+  CREATE UNIQUE INDEX holds_active ON holds(agent) WHERE state = 'active';
+  -- An agent's history.
+  CREATE INDEX holds_by_agent ON holds(agent, id);
+
+  CREATE TABLE hold_messages (
+    hold_id    INTEGER NOT NULL REFERENCES holds(id),
+    message_id INTEGER NOT NULL REFERENCES messages(id),
+    role       TEXT NOT NULL CHECK (role IN ('plan', 'pushback')),
+    PRIMARY KEY (hold_id, message_id)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this code writes and reads. */
@@ -119,3 +151,25 @@ export const SQL = {
 
 /** The statements `candidates()` runs: each must be an index seek, never a scan. */
 export const CANDIDATE_STATEMENTS = ['newestPlan', 'newestRunPlan', 'contextThread', 'contextAuthor'] as const;
+
+const HOLD_COLUMNS = `id, agent, kind, task, placed_by, placed_at, state, released_by, released_at,
+  cleared_by, cleared_at, plans, push_backs, last_plan_id`;
+
+/** The statements of the hold half of the store. `activeHold` runs on every decision: an index seek. */
+export const HOLD_SQL = {
+  activeHold: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ? AND state = 'active'`,
+  insertHold: `INSERT INTO holds (agent, kind, task, placed_by, placed_at) VALUES (?, ?, ?, ?, ?)`,
+  getHold: `SELECT ${HOLD_COLUMNS} FROM holds WHERE id = ?`,
+  release: `UPDATE holds SET state = 'released', released_by = ?, released_at = ? WHERE id = ? AND state = 'active'`,
+  clear: `UPDATE holds SET state = 'cleared', cleared_by = ?, cleared_at = ? WHERE id = ? AND state = 'active'`,
+  countPlan: `UPDATE holds SET plans = plans + 1, last_plan_id = ? WHERE id = ?`,
+  countPushBack: `UPDATE holds SET push_backs = push_backs + 1 WHERE id = ?`,
+  link: `INSERT INTO hold_messages (hold_id, message_id, role) VALUES (?, ?, ?)`,
+  listActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE state = 'active' ORDER BY id DESC LIMIT ?`,
+  listAll: `SELECT ${HOLD_COLUMNS} FROM holds ORDER BY id DESC LIMIT ?`,
+  listAgentActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ? AND state = 'active'`,
+  listAgentAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ? ORDER BY id DESC LIMIT ?`,
+  holdMessages: `SELECT l.role, m.id, m.thread, m.author, m.author_kind, m.kind, m.body, m.at, m.run_id
+    FROM hold_messages AS l JOIN messages AS m ON m.id = l.message_id
+    WHERE l.hold_id = ? ORDER BY m.id LIMIT ?`,
+} as const;

@@ -23,6 +23,7 @@ import {
   dedupeNewestFirst,
   MAX_CREW_DEPTH,
 } from '../validate.js';
+import { createSqliteHolds } from './holds.js';
 import { MIGRATIONS, SCHEMA_VERSION, SQL } from './schema.js';
 
 export interface SqliteStoreOptions {
@@ -200,6 +201,8 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
   });
 
   return {
+    ...createSqliteHolds(db),
+
     async putCrew(crew: Crew): Promise<void> {
       guard('putCrew', () => putCrew.immediate(crew));
     },

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { writeBundle } from '../../../engine/bundle.js';
 import { resolvePaths } from '../../../main/config.js';
+import { applyWorkspaceEnv, effectiveRevision, readWorkspaceEnv } from '../../../main/env.js';
+import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { loadRules } from '../../../rules/load.js';
 import { EXIT } from '../exit.js';
 import type { CommandContext, GlobalOptions } from '../main.js';
@@ -18,9 +20,12 @@ export function registerCompile(program: Command, { io, wrap }: CommandContext):
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const rulesDir = dir ?? resolvePaths(g.rules ? { rules: g.rules } : {}, io.env).rules;
       const rules = await loadRules(rulesDir);
+      // The bundle decides what plangate would: with the environment's pin of the workspace rule, if any.
+      const env = readWorkspaceEnv(io.env);
+      if (env.problems.length > 0) throw new PlangateError(ErrorCode.InvalidInput, 'invalid PLANGATE_WORKSPACE_* environment', env.problems);
       const result = await writeBundle({
-        data: rules.data,
-        revision: rules.revision,
+        data: applyWorkspaceEnv(rules.data, env.rule),
+        revision: effectiveRevision(rules.revision, env.rule),
         out: resolve(opts.output),
         ...(opts.wasmResolvers ? { wasmResolvers: true } : {}),
       });

@@ -1,5 +1,6 @@
 /** `plangate decide` and `plangate explain`: decide one call. */
 import type { Command } from 'commander';
+import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import type { Call } from '../../../core/types.js';
 import { EXIT } from '../exit.js';
 import { json } from '../io.js';
@@ -13,16 +14,34 @@ interface CallOptions {
   run?: string;
   delegatedBy?: string[];
   at?: string;
+  args?: string;
+}
+
+/** Parses `--args`: a JSON object of the call's arguments. */
+function parseArgs(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new PlangateError(ErrorCode.InvalidInput, `--args must be a JSON object, e.g. '{"path": "big.log"}'`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new PlangateError(ErrorCode.InvalidInput, `--args must be a JSON object, e.g. '{"path": "big.log"}'`);
+  }
+  return value as Record<string, unknown>;
 }
 
 function toCall(o: CallOptions): Call {
   const at = parseAt(o.at);
+  const args = parseArgs(o.args);
   return {
     agent: o.agent,
     tool: o.tool,
     ...(o.run !== undefined ? { runId: o.run } : {}),
     ...(o.delegatedBy?.length ? { delegatedBy: o.delegatedBy } : {}),
     ...(at !== undefined ? { at } : {}),
+    ...(args !== undefined ? { args } : {}),
   };
 }
 
@@ -32,7 +51,8 @@ function callOptions(cmd: Command): Command {
     .requiredOption('--tool <name>', 'the tool being called')
     .option('--run <id>', 'the run the call belongs to')
     .option('--delegated-by <id>', 'a manager up the delegation chain, nearest first (repeatable)', collect)
-    .option('--at <time>', 'decision time: ISO-8601 or epoch ms (default: now)');
+    .option('--at <time>', 'decision time: ISO-8601 or epoch ms (default: now)')
+    .option('--args <json>', 'the call\'s arguments as a JSON object, e.g. \'{"path": "big.log"}\' (the read guard reads them)');
 }
 
 export function registerDecide(program: Command, { io, wrap }: CommandContext): void {

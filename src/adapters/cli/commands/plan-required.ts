@@ -1,8 +1,14 @@
-/** `plangate plan-required list | set | clear`: the rules in force, and editing them in the rule files. */
+/**
+ * `plangate plan-required list | set | clear`: the rules in force (with
+ * where each value comes from: a file, or the environment), and editing them
+ * in the rule files. An edit of the workspace rule is refused while the
+ * environment pins it.
+ */
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
-import { MODES, type Mode, type PlanRule, type SourcedPlanRule, type SettingSource } from '../../../core/types.js';
+import { MODES, type Mode, type PlanRule, type PlanRuleField, type SourcedPlanRule, type SettingSource } from '../../../core/types.js';
 import { resolvePaths } from '../../../main/config.js';
+import { applyWorkspaceEnv, readWorkspaceEnv, refuseIfWorkspacePinned } from '../../../main/env.js';
 import { clearPlanRule, setPlanRule, type RuleScope } from '../../../rules/edit.js';
 import { loadRules } from '../../../rules/load.js';
 import { EXIT } from '../exit.js';
@@ -37,10 +43,18 @@ function rulesDir(cmd: Command, io: Io): string {
 }
 
 function describeRule(r: SourcedPlanRule): string {
-  const parts = [`mode ${r.mode}`];
-  if (r.windowMin !== undefined) parts.push(`window ${r.windowMin} min`);
-  if (r.acceptUpstream !== undefined) parts.push(`acceptUpstream ${r.acceptUpstream}`);
-  return `${parts.join(', ')}  (${r.source})`;
+  const parts: Array<[PlanRuleField, string]> = [['mode', `mode ${r.mode}`]];
+  if (r.windowMin !== undefined) parts.push(['windowMin', `window ${r.windowMin} min`]);
+  if (r.acceptUpstream !== undefined) parts.push(['acceptUpstream', `acceptUpstream ${r.acceptUpstream}`]);
+  if (r.enforce !== undefined) parts.push(['enforce', `enforce ${r.enforce}${r.enforce ? '' : ' (shadow)'}`]);
+  // Fields with their own source (a rule pinned by the environment) say each where it comes from.
+  if (r.sources) return parts.map(([field, text]) => `${text} (${r.sources?.[field] ?? r.source})`).join(', ');
+  return `${parts.map(([, text]) => text).join(', ')}  (${r.source})`;
+}
+
+/** Refuses an edit of the workspace rule while `PLANGATE_WORKSPACE_*` pins it: the edit would have no effect. */
+function refuseIfPinned(scope: RuleScope, io: Io): void {
+  refuseIfWorkspacePinned(scope, io.env);
 }
 
 function describeSetting(name: string, s: SettingSource<unknown>): string {
@@ -68,24 +82,32 @@ export function registerPlanRequired(program: Command, { io, wrap }: CommandCont
         return withPlangate(cmd, io, async (pg) => {
           const settings = await pg.gate.settingsFor(agent);
           const lineage = await pg.store.lineage(agent);
+          const status = pg.status();
           if (opts.json) {
-            io.out(json({ agent, known: lineage.known, crews: lineage.crews, settings }));
+            io.out(json({ agent, known: lineage.known, crews: lineage.crews, settings, ...(status.failOpen ? { failOpen: status.failOpen } : {}) }));
           } else {
+            if (status.failOpen) io.out(`FAIL-OPEN: plan-required is NOT enforced (${status.failOpen.reason}); these are the defaults, not the rules`);
             io.out(`${agent}: ${lineage.known ? `crews ${lineage.crews.join(' → ')}` : 'not in the org (agent and workspace rules only)'}`);
             io.out(describeSetting('mode', settings.mode));
             io.out(describeSetting('windowMin', settings.windowMin));
             io.out(describeSetting('acceptUpstream', settings.acceptUpstream));
+            io.out(describeSetting('enforce', settings.enforce));
           }
           return EXIT.ok;
         });
       }
       const rules = await loadRules(rulesDir(cmd, io));
-      const pr = rules.data.planRequired;
+      const env = readWorkspaceEnv(io.env);
+      if (env.problems.length > 0) throw new PlangateError(ErrorCode.InvalidInput, 'invalid PLANGATE_WORKSPACE_* environment', env.problems);
+      const pr = applyWorkspaceEnv(rules.data, env.rule).planRequired;
+      // The environment wins over a workspace rule in the files; say which one it overrides.
+      const overridden = env.rule ? rules.data.planRequired.workspace : undefined;
       if (opts.json) {
-        io.out(json(pr));
+        io.out(json(overridden ? { ...pr, overridden: { workspace: overridden } } : pr));
         return EXIT.ok;
       }
       io.out(`workspace  ${pr.workspace ? describeRule(pr.workspace) : 'no rule (off)'}`);
+      if (overridden) io.out(`           overrides the workspace rule in the files: ${describeRule(overridden)}`);
       for (const [id, r] of Object.entries(pr.crews)) io.out(`crew ${id}  ${describeRule(r)}`);
       for (const [id, r] of Object.entries(pr.agents)) io.out(`agent ${id}  ${describeRule(r)}`);
       return EXIT.ok;
@@ -96,12 +118,15 @@ export function registerPlanRequired(program: Command, { io, wrap }: CommandCont
     .addOption(new Option('--mode <mode>', 'the mode').choices(MODES).makeOptionMandatory())
     .option('--window-min <n>', 'freshness window in minutes (1..10080)', parseWindow)
     .option('--accept-upstream', 'a plan by a manager up the delegation chain also counts')
-    .action(wrap(async (opts: ScopeOptions & { mode: Mode; windowMin?: number; acceptUpstream?: boolean }, cmd: Command) => {
+    .option('--shadow', 'shadow mode (enforce: false): would-be refusals are audited and counted, the calls go through')
+    .action(wrap(async (opts: ScopeOptions & { mode: Mode; windowMin?: number; acceptUpstream?: boolean; shadow?: boolean }, cmd: Command) => {
       const scope = scopeOf(opts);
+      refuseIfPinned(scope, io);
       const rule: PlanRule = {
         mode: opts.mode,
         ...(opts.windowMin !== undefined ? { windowMin: opts.windowMin } : {}),
         ...(opts.acceptUpstream ? { acceptUpstream: true } : {}),
+        ...(opts.shadow ? { enforce: false } : {}),
       };
       const result = await setPlanRule(rulesDir(cmd, io), scope, rule);
       io.out(`${result.changed ? 'set' : 'unchanged'}: ${label(scope)} in ${result.file}`);
@@ -112,6 +137,7 @@ export function registerPlanRequired(program: Command, { io, wrap }: CommandCont
     .description('remove the rule of one scope, so it inherits again')
     .action(wrap(async (opts: ScopeOptions, cmd: Command) => {
       const scope = scopeOf(opts);
+      refuseIfPinned(scope, io);
       const result = await clearPlanRule(rulesDir(cmd, io), scope);
       io.out(result.changed ? `cleared: ${label(scope)} in ${result.file}` : `no rule for ${label(scope)}; nothing to clear`);
       return EXIT.ok;

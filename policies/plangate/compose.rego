@@ -1,0 +1,73 @@
+# METADATA
+# title: How the checks compose
+# description: |
+#   Three checks, in this order: the read guard, then the planning hold, then
+#   plan-required. The first that refuses decides the call: its code and
+#   message are the decision's, and `check` names it. `checks` reports every
+#   check's own verdict, so a refusal also shows what the later checks would
+#   have said. The reviewer channel is how a plan is sent, so plan-required
+#   never refuses it (sending a plan never needs a plan).
+package plangate.compose
+
+import data.plangate.hold
+import data.plangate.plan_required
+import data.plangate.read_guard
+
+order := ["read_guard", "planning_hold", "plan_required"]
+
+pr := plan_required.result
+
+default channel_call := false
+
+channel_call if input.call.tool == hold.channel
+
+default pr_refused := false
+
+pr_refused if {
+	pr.allowed == false
+	not channel_call
+}
+
+pr_verdict := object.union({"allowed": pr.allowed, "gated": pr.gated}, pr_detail)
+
+pr_detail := {"code": pr.code} if {
+	pr_refused
+} else := {"exempt": "reviewer_channel"} if {
+	pr.allowed == false
+	channel_call
+} else := {}
+
+checks := {
+	"readGuard": read_guard.verdict,
+	"planningHold": hold.verdict,
+	"planRequired": pr_verdict,
+}
+
+# deciding is the first check in `order` that refuses, if any.
+deciding := "read_guard" if {
+	read_guard.refused
+} else := "planning_hold" if {
+	hold.refused
+} else := "plan_required" if {
+	pr_refused
+}
+
+refusal := {"code": read_guard.code, "message": read_guard.message} if deciding == "read_guard"
+
+refusal := {"code": hold.code, "message": hold.message} if deciding == "planning_hold"
+
+needs_part := {"needs": read_guard.needs} if read_guard.needs
+
+else := {}
+
+extra := object.union({"checks": checks}, needs_part)
+
+without_refusal := object.remove(pr, ["code", "reason", "message", "shadow"])
+
+decision := object.union(object.union(without_refusal, refusal), object.union(extra, {"allowed": false, "check": deciding})) if {
+	refusal
+} else := object.union(pr, object.union(extra, {"check": deciding})) if {
+	deciding == "plan_required"
+} else := object.union(pr, extra) if {
+	pr.allowed == true
+} else := object.union(without_refusal, object.union(extra, {"allowed": true}))

@@ -1,0 +1,111 @@
+package plangate.compose_test
+
+import data.plangate
+import data.plangate.compose
+import data.plangate.fixtures_test as fx
+import data.plangate.gate_fixtures_test as gx
+
+big := gx.file("big.log", 5000)
+
+decide(inp) := d if {
+	d := plangate.decision with input as inp with data.plangate.rules as gx.rules
+}
+
+test_the_order_is_read_guard_then_hold_then_plan_required if {
+	compose.order == ["read_guard", "planning_hold", "plan_required"]
+}
+
+test_read_guard_wins_over_the_hold if {
+	# fs.read_file is whitelisted, so only the read guard refuses
+	d := decide(object.union(gx.held(gx.read_file, {"path": "big.log"}), big))
+	d.allowed == false
+	d.check == "read_guard"
+	d.code == "read_guard:fs.read_file"
+	startswith(d.message, "read_guard:fs.read_file — ")
+	d.checks.planningHold.refused == false
+	d.checks.planningHold.exempt == "whitelist"
+
+	# fs.cat is not whitelisted: both refuse, the read guard decides
+	both := decide(object.union(gx.held("fs.cat", {"file": "big.log"}), big))
+	both.check == "read_guard"
+	both.code == "read_guard:fs.cat"
+	both.checks.planningHold.refused == true
+	both.checks.readGuard.refused == true
+}
+
+test_hold_wins_over_plan_required if {
+	d := decide(gx.held(fx.merge, {}))
+	d.allowed == false
+	d.check == "planning_hold"
+	d.code == "planning_hold:github.merge_pull_request"
+	startswith(d.message, "planning_hold:github.merge_pull_request — ")
+	not d.reason
+	d.gated == true
+	d.checks.planRequired == {"allowed": false, "gated": true, "code": "plan_required:github.merge_pull_request:none"}
+	d.checks.readGuard.status == "not_listed"
+}
+
+test_plan_required_decides_when_nothing_earlier_refuses if {
+	d := decide(gx.call(fx.merge, {}, {}))
+	d.allowed == false
+	d.check == "plan_required"
+	d.code == "plan_required:github.merge_pull_request:none"
+	d.reason == "none"
+	d.checks.planningHold == {"held": false, "refused": false, "channel": "review.send"}
+}
+
+test_allowed_when_every_check_passes if {
+	m := fx.plan("m1", fx.minute)
+	d := decide(gx.call(fx.merge, {}, {"messages": [m]}))
+	d.allowed == true
+	not d.check
+	not d.code
+	d.plan.id == "m1"
+	d.checks.planRequired == {"allowed": true, "gated": true}
+
+	# a whitelisted read under the ceiling during a hold
+	r := decide(object.union(gx.held(gx.read_file, {"path": "big.log"}), gx.file("big.log", 10)))
+	r.allowed == true
+	r.checks.readGuard.status == "under"
+	r.checks.planningHold.exempt == "whitelist"
+}
+
+test_the_reviewer_channel_never_needs_a_plan if {
+	# review.send is a `say` here; classified as an effect it would be gated
+	as_effect := object.union(gx.rules, {"tools": {"exact": {"review.send": "effect"}}})
+	every inp in [gx.held(gx.channel, {}), gx.call(gx.channel, {}, {})] {
+		d := plangate.decision with input as inp with data.plangate.rules as as_effect
+		d.allowed == true
+		d.gated == true
+		not d.code
+		not d.message
+		not d.reason
+		d.checks.planRequired == {"allowed": false, "gated": true, "exempt": "reviewer_channel"}
+	}
+}
+
+test_needs_is_passed_on_until_the_host_reports_the_file if {
+	d := decide(gx.call(gx.read_file, {"path": "big.log"}, {}))
+	d.needs == {"file": {"arg": "path", "path": "big.log"}}
+	d.allowed == true
+	e := decide(object.union(gx.call(gx.read_file, {"path": "big.log"}, {}), big))
+	not e.needs
+	e.allowed == false
+}
+
+test_planning_gate_off_still_honours_a_hold if {
+	# an on-demand hold works whatever the setting
+	d := plangate.decision with input as gx.held(fx.merge, {}) with data.plangate.rules as gx.rules_off
+	d.check == "planning_hold"
+}
+
+test_a_hold_refusal_under_a_shadow_rule_is_not_marked_shadow if {
+	shadow_rules := object.union(gx.rules, {"planRequired": {
+		"workspace": {"mode": "side_effects", "enforce": false, "source": "w:1:1"},
+		"crews": {}, "agents": {},
+	}})
+	d := plangate.decision with input as gx.held(fx.merge, {}) with data.plangate.rules as shadow_rules
+	d.allowed == false
+	d.check == "planning_hold"
+	not d.shadow
+}

@@ -1,0 +1,123 @@
+# METADATA
+# title: Effective planning-gate settings, and who may place a hold
+# description: |
+#   The planning-gate settings (enabled, whitelist, reviewerChannel,
+#   readGuardMaxBytes) come from one profile per seat: the agent's own pick,
+#   else the nearest crew's pick up the chain, else none. A setting the
+#   profile leaves out comes from the defaults, then from the built-in value.
+#   hold_allowed answers whether a hold of a given kind may be placed now.
+package plangate.planning
+
+import data.plangate.classify
+
+# The built-in values: the gate off, nothing whitelisted, the read guard off.
+builtin := {
+	"enabled": false,
+	"whitelist": [],
+	"reviewerChannel": "plangate.submit_plan",
+	"readGuardMaxBytes": 0,
+}
+
+default gate_rules := {}
+
+gate_rules := data.plangate.rules.planningGate
+
+defaults := object.get(gate_rules, "defaults", {})
+
+profiles := object.get(gate_rules, "profiles", {})
+
+source_of(x) := {"source": x.source} if is_string(x.source)
+
+else := {}
+
+# choice is the profile a seat uses and who picked it, narrowest first.
+choice(seat) := object.union({"name": pick.profile, "scope": "agent", "id": seat.id}, source_of(pick)) if {
+	pick := gate_rules.agents[seat.id]
+} else := crew_choices(seat)[0] if {
+	count(crew_choices(seat)) > 0
+} else := {"name": null, "scope": "default"}
+
+crew_choices(seat) := [object.union({"name": pick.profile, "scope": "crew", "id": crew}, source_of(pick)) |
+	some crew in object.get(seat, "crews", [])
+	pick := gate_rules.crews[crew]
+]
+
+# setting is one field with where it came from: the profile, the defaults or built in.
+setting(name, field) := object.union({"value": p[field], "from": "profile", "profile": name}, source_of(p)) if {
+	p := profiles[name]
+	p[field] != null
+} else := object.union({"value": defaults[field], "from": "defaults"}, source_of(defaults)) if {
+	defaults[field] != null
+} else := {"value": builtin[field], "from": "builtin"}
+
+# effective returns the planning-gate settings in force for a seat {id, crews}.
+effective(seat) := {
+	"profile": picked,
+	"enabled": setting(picked.name, "enabled"),
+	"whitelist": setting(picked.name, "whitelist"),
+	"reviewerChannel": setting(picked.name, "reviewerChannel"),
+	"readGuardMaxBytes": setting(picked.name, "readGuardMaxBytes"),
+} if {
+	picked := choice(seat)
+}
+
+# matches holds when a tool name is one of the entries: exact names and
+# `*`/`?` patterns, read exactly as tool patterns are (see plangate.classify).
+matches(tool, entries) if {
+	some entry in entries
+	classify.well_formed(entry)
+	glob.match(entry, classify.no_delimiter, tool)
+}
+
+# where describes where a setting came from, for messages.
+where(s) := concat("", ["profile ", s.profile, at(s)]) if s.from == "profile"
+
+where(s) := concat("", ["the planning-gate defaults", at(s)]) if s.from == "defaults"
+
+where(s) := "the built-in default" if s.from == "builtin"
+
+at(s) := concat("", [" (", s.source, ")"]) if is_string(s.source)
+
+else := ""
+
+# --- hold_allowed: input {agent, kind: "reviewer" | "on_demand", hold?}
+
+held_already := input.hold if is_object(input.hold)
+
+hold_settings := effective(input.agent)
+
+default kind_known := false
+
+kind_known if input.kind in {"reviewer", "on_demand"}
+
+hold_refusal := {
+	"code": "invalid_hold_kind",
+	"message": concat("", [
+		"a hold is placed by the reviewer (kind reviewer) or by an operator on demand (kind on_demand), not ",
+		json.marshal(input.kind),
+	]),
+} if {
+	not kind_known
+} else := {
+	"code": "planning_gate_off",
+	"message": concat("", [
+		"the reviewer cannot hold ", input.agent.id, ": the planning gate is off for it (",
+		where(hold_settings.enabled), "). Turn it on with enabled: true in that profile or in the ",
+		"defaults, or have an operator place a hold on demand, which works whatever the setting.",
+	]),
+} if {
+	input.kind == "reviewer"
+	hold_settings.enabled.value != true
+} else := {
+	"code": "already_held",
+	"message": concat("", [
+		input.agent.id, " is already held (hold ", held_already.id, ", placed by ", held_already.placedBy,
+		"). Only one hold at a time: clear it first with unblock, then place the new one.",
+	]),
+} if {
+	held_already
+}
+
+hold_allowed := object.union({"allowed": false, "kind": input.kind, "enabled": hold_settings.enabled}, hold_refusal) if {
+	hold_refusal
+} else := {"allowed": true, "kind": input.kind, "enabled": hold_settings.enabled}

@@ -1,0 +1,115 @@
+/**
+ * Planning holds from the command line: `hold`, `release`, `unblock`,
+ * `holds`, and the two sides of the reviewer channel, `submit-plan` (the
+ * agent's plan) and `push-back` (the reviewer's answer).
+ */
+import type { Command } from 'commander';
+import type { Hold } from '../../../facts/port.js';
+import { EXIT } from '../exit.js';
+import { json, type Io } from '../io.js';
+import type { CommandContext } from '../main.js';
+import { withPlangate } from '../shared.js';
+
+/** Who is acting, when `--by` is not given: $PLANGATE_USER, else $USER, else "operator". */
+function actor(io: Io, by: string | undefined): string {
+  return by ?? io.env['PLANGATE_USER'] ?? io.env['USER'] ?? 'operator';
+}
+
+const at = (ms: number | null): string => (ms === null ? '?' : new Date(ms).toISOString());
+
+/**
+ * One line per hold, e.g.
+ * `hold 3  0xWORKER  active  on demand by ops-alice at 2026-06-01T12:00:00.000Z  "Refactor auth"  plans 1, push-backs 0`.
+ */
+export function holdLine(h: Hold): string {
+  const placed = `${h.kind === 'on_demand' ? 'on demand' : 'by the reviewer'} ${h.placedBy} at ${at(h.placedAt)}`;
+  const ended = h.state === 'released' ? `  released by ${h.releasedBy} at ${at(h.releasedAt)}`
+    : h.state === 'cleared' ? `  cleared by ${h.clearedBy} at ${at(h.clearedAt)}` : '';
+  const task = h.task !== null ? `  ${JSON.stringify(h.task)}` : '';
+  return `hold ${h.id}  ${h.agent}  ${h.state}  ${placed}${task}  plans ${h.plans}, push-backs ${h.pushBacks}${ended}`;
+}
+
+export function registerHolds(program: Command, { io, wrap }: CommandContext): void {
+  program
+    .command('hold')
+    .description('place a planning hold on an agent: on demand (whatever the settings), or as the reviewer with --reviewer (only where the planning gate is on)')
+    .argument('<agent>', 'the agent to hold')
+    .option('--task <text>', 'the task the hold is for')
+    .option('--reviewer', 'place it as the reviewer (needs the planning gate on for the agent)')
+    .option('--by <name>', 'who places it (default: $PLANGATE_USER, $USER or "operator")')
+    .option('--json', 'print the hold as JSON')
+    .action(wrap(async (agent: string, opts: { task?: string; reviewer?: boolean; by?: string; json?: boolean }, cmd: Command) =>
+      withPlangate(cmd, io, async (pg) => {
+        const hold = await pg.gate.holds.place(agent, {
+          by: actor(io, opts.by),
+          kind: opts.reviewer ? 'reviewer' : 'on_demand',
+          ...(opts.task !== undefined ? { task: opts.task } : {}),
+        });
+        const channel = (await pg.gate.holds.settingsFor(agent).catch(() => undefined))?.reviewerChannel.value;
+        io.out(opts.json ? json(hold) : `${holdLine(hold)}\n${agent} is held until a reviewer releases it${channel ? `; it sends its plan through ${channel}` : ''}.`);
+        return EXIT.ok;
+      })));
+
+  for (const [name, verb, state] of [['release', 'release a held agent: the reviewer approves its direction (not its work)', 'released'], ['unblock', 'clear a hold (an operator lifting it); needed before holding an already-held agent', 'cleared']] as const) {
+    program
+      .command(name)
+      .description(verb)
+      .argument('<agent>', 'the held agent')
+      .option('--by <name>', 'who does it (default: $PLANGATE_USER, $USER or "operator")')
+      .option('--json', 'print the hold as JSON')
+      .action(wrap(async (agent: string, opts: { by?: string; json?: boolean }, cmd: Command) =>
+        withPlangate(cmd, io, async (pg) => {
+          const by = actor(io, opts.by);
+          const hold = state === 'released' ? await pg.gate.holds.release(agent, { by }) : await pg.gate.holds.unblock(agent, { by });
+          io.out(opts.json ? json(hold) : holdLine(hold));
+          return EXIT.ok;
+        })));
+  }
+
+  program
+    .command('holds')
+    .description('list the active planning holds, newest first (--all: with the released and cleared ones)')
+    .option('--all', 'include released and cleared holds')
+    .option('--agent <id>', 'only this agent\'s holds')
+    .option('--limit <n>', 'at most this many (default 100)', (v) => Number(v))
+    .option('--json', 'print as JSON')
+    .action(wrap(async (opts: { all?: boolean; agent?: string; limit?: number; json?: boolean }, cmd: Command) =>
+      withPlangate(cmd, io, async (pg) => {
+        const holds = await pg.gate.holds.list({
+          all: opts.all === true,
+          ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
+          ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+        });
+        if (opts.json) io.out(json(holds));
+        else if (holds.length === 0) io.out(opts.all ? 'no holds' : 'no active holds');
+        else for (const h of holds) io.out(holdLine(h));
+        return EXIT.ok;
+      })));
+
+  program
+    .command('submit-plan')
+    .description('the reviewer channel: a held agent sends its plan (recorded as a `plan` message in its own thread, linked to the hold)')
+    .argument('<agent>', 'the held agent, who writes the plan')
+    .argument('<body>', 'the plan: the approach, and the reads, searches and tools it expects to use')
+    .option('--run <id>', 'tag the plan with a run id')
+    .action(wrap(async (agent: string, body: string, opts: { run?: string }, cmd: Command) =>
+      withPlangate(cmd, io, async (pg) => {
+        const { hold, message } = await pg.gate.holds.submitPlan(agent, { body, ...(opts.run !== undefined ? { runId: opts.run } : {}) });
+        io.out(`plan #${message.id} sent on hold ${hold.id} (${hold.plans} so far); ${agent} stays held until a reviewer releases it`);
+        return EXIT.ok;
+      })));
+
+  program
+    .command('push-back')
+    .description('the reviewer answers a held agent\'s plan without releasing it (a `pushback` message in its thread)')
+    .argument('<agent>', 'the held agent')
+    .argument('<body>', 'what to reconsider')
+    .option('--by <name>', 'the reviewer (default: $PLANGATE_USER, $USER or "operator")')
+    .option('--as-agent', 'the reviewer is an agent seat, not a person')
+    .action(wrap(async (agent: string, body: string, opts: { by?: string; asAgent?: boolean }, cmd: Command) =>
+      withPlangate(cmd, io, async (pg) => {
+        const { hold, message } = await pg.gate.holds.pushBack(agent, { by: actor(io, opts.by), body, byKind: opts.asAgent ? 'agent' : 'human' });
+        io.out(`push-back #${message.id} on hold ${hold.id}; ${agent} stays held`);
+        return EXIT.ok;
+      })));
+}

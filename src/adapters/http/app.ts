@@ -1,0 +1,287 @@
+/**
+ * The HTTP app: an option-checked factory that builds the routes without
+ * listening. `fetch` answers one request in-process (tests, embedding);
+ * `listener` plugs it into a node:http server, reading bodies with a size cap.
+ *
+ * Every request goes: route → token (401/403) → body (413, 415, 400) →
+ * schema (400 naming each field) → handler. A malformed body never reaches
+ * the gate.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode, PlangateError } from '../../core/errors.js';
+import type { Call, Decision } from '../../core/types.js';
+import type { RuntimeStatus } from '../../main/status.js';
+import type { Principal, TokenSet } from './auth.js';
+import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
+import { errorAnswer, HttpCode, HttpError, STATUS } from './errors.js';
+import type { Executors } from './executors.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { Router, type Method, type Reply, type Route, type RouteModule } from './router.js';
+import { registerCallRoutes } from './routes/calls.js';
+import { registerHoldRoutes } from './routes/holds.js';
+import { registerOpaRoutes } from './routes/opa.js';
+import { registerOpsRoutes } from './routes/ops.js';
+import { registerOrgRoutes } from './routes/org.js';
+import { registerRulesRoutes } from './routes/rules.js';
+import { registerSayRoutes } from './routes/say.js';
+import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
+import { checkSchema } from './schemas.js';
+
+/** Largest request body by default: 128 KiB (a 64 KiB message body, JSON-escaped, fits). */
+export const DEFAULT_BODY_LIMIT = 128 * 1024;
+
+/** The route modules every app has, in order. */
+export const DEFAULT_ROUTES: ReadonlyArray<RouteModule<HttpDeps>> = [
+  registerOpsRoutes,
+  registerCallRoutes,
+  registerSayRoutes,
+  registerHoldRoutes,
+  registerOrgRoutes,
+  registerRulesRoutes,
+  registerOpaRoutes,
+];
+
+export interface HttpAppOptions {
+  gate: HttpGate;
+  org: HttpOrg;
+  tokens: TokenSet;
+  rules: RulesAccess;
+  /** The policy in force for the OPA-compatible data API; undefined while there is none. */
+  policy: () => PolicyEvaluator | undefined;
+  /** Where `POST /mcp/call` sends allowed calls; without it every allowed call is a 404 `no_executor`. */
+  executors?: Executors;
+  /** The runtime status for /health and /metrics; without it plangate reports ok with the rules in force. */
+  status?: () => RuntimeStatus;
+  /** Largest request body in bytes; default {@link DEFAULT_BODY_LIMIT}. */
+  bodyLimit?: number;
+  /** More route modules (e.g. holds), registered after the default ones. */
+  routes?: ReadonlyArray<RouteModule<HttpDeps>>;
+  /** Metrics to count into; by default the app makes its own registry. */
+  metrics?: Metrics;
+  /** Called for an unexpected error (an answer 500). Never given headers or tokens. Default: a line on stderr. */
+  onError?: (error: unknown, where: { method: string; route: string }) => void;
+}
+
+/** One request, in-process. */
+export interface HttpRequest {
+  method: string;
+  /** Path and query, e.g. `/v1/rules/plan-required?as=0xWORKER`. */
+  url: string;
+  headers?: IncomingHttpHeaders;
+  body?: Uint8Array | string;
+}
+
+/** One answer, in-process. */
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array | string;
+}
+
+/** What `request` returns: the answer with its body as text and as JSON. */
+export interface TestAnswer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  // The body's shape depends on the route; tests assert on it.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export interface HttpApp {
+  /** Answers one request; never throws. */
+  fetch(request: HttpRequest): Promise<HttpAnswer>;
+  /**
+   * A convenience over `fetch` for tests and scripts.
+   *
+   * @example
+   * const r = await app.request('POST', '/v1/decide', { token, json: { tool: 'github.merge_pull_request' } });
+   * r.status // 200
+   */
+  request(method: string, url: string, init?: { token?: string; json?: unknown; body?: string | Uint8Array; headers?: IncomingHttpHeaders }): Promise<TestAnswer>;
+  /** A node:http request listener. */
+  listener(req: IncomingMessage, res: ServerResponse): void;
+  readonly metrics: Metrics;
+  readonly router: Router;
+  readonly bodyLimit: number;
+}
+
+/**
+ * Builds the app; throws a TypeError for missing or bad options.
+ *
+ * @example
+ * const app = createHttpApp({ ...httpOptionsFrom(pg), tokens });
+ * http.createServer(app.listener).listen(8181, '127.0.0.1');
+ */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  for (const key of ['gate', 'org', 'tokens', 'rules'] as const) {
+    if (!options || typeof options[key] !== 'object' || options[key] === null) throw new TypeError(`createHttpApp: options.${key} is required`);
+  }
+  if (typeof options.policy !== 'function') throw new TypeError('createHttpApp: options.policy must be a function');
+  if (typeof options.tokens.authenticate !== 'function') throw new TypeError('createHttpApp: options.tokens must be a token set (createTokenSet/loadTokens)');
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 1024) throw new TypeError('createHttpApp: options.bodyLimit must be an integer of at least 1024 bytes');
+  if (options.status !== undefined && typeof options.status !== 'function') throw new TypeError('createHttpApp: options.status must be a function');
+
+  const status = options.status ?? fallbackStatus(options.rules);
+  const metrics = options.metrics ?? createMetrics({ status });
+  const onError = options.onError ?? ((error: unknown, where: { method: string; route: string }) => {
+    process.stderr.write(`plangate: internal error on ${where.method} ${where.route}: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  });
+  const deps: HttpDeps = {
+    gate: options.gate,
+    org: options.org,
+    rules: options.rules,
+    policy: options.policy,
+    executors: options.executors,
+    status,
+    metrics,
+    decide: async (call: Call): Promise<Decision> => {
+      const t0 = process.hrtime.bigint();
+      try {
+        const decision = await options.gate.decide(call);
+        metrics.observeDecision(decision, Number(process.hrtime.bigint() - t0) / 1e9);
+        return decision;
+      } catch (error) {
+        metrics.observeDecisionError(error instanceof PlangateError ? error.code : HttpCode.Internal, Number(process.hrtime.bigint() - t0) / 1e9);
+        throw error;
+      }
+    },
+  };
+  const router = new Router();
+  for (const register of [...DEFAULT_ROUTES, ...(options.routes ?? [])]) register(router, deps);
+
+  async function fetch(request: HttpRequest): Promise<HttpAnswer> {
+    const method = request.method.toUpperCase();
+    const q = request.url.indexOf('?');
+    const path = q < 0 ? request.url : request.url.slice(0, q);
+    const match = router.match(method, path);
+    let route: Route | undefined;
+    let answer: HttpAnswer;
+    try {
+      if (match.kind === 'not_found') throw new HttpError(HttpCode.RouteNotFound, `no route ${method} ${path}`);
+      if (match.kind === 'method_not_allowed') {
+        throw new HttpError(HttpCode.MethodNotAllowed, `${method} is not allowed on ${path} (allowed: ${match.allow.join(', ')})`, [], { allow: match.allow.join(', ') });
+      }
+      route = match.route;
+      const headers = request.headers ?? {};
+      const principal = authorize(route, options.tokens, headers.authorization);
+      const body = parseBody(route, headers, request.body, bodyLimit);
+      const reply = await route.handle({
+        method: method as Method,
+        path,
+        params: match.params,
+        query: new URLSearchParams(q < 0 ? '' : request.url.slice(q + 1)),
+        headers,
+        principal,
+        body,
+      });
+      answer = render(reply);
+    } catch (error) {
+      const e = errorAnswer(error);
+      if (e.unexpected) onError(error, { method, route: route?.path ?? path });
+      const body = route?.errors === 'opa'
+        ? { code: e.body.error.code, message: e.body.error.message, ...(e.body.error.details ? { errors: e.body.error.details } : {}) }
+        : e.body;
+      answer = { status: e.status, headers: { ...BASE_HEADERS, 'content-type': JSON_TYPE, ...e.headers }, body: JSON.stringify(body) };
+    }
+    metrics.observeRequest(route?.path ?? 'unmatched', method, answer.status);
+    return answer;
+  }
+
+  return {
+    fetch,
+    metrics,
+    router,
+    bodyLimit,
+    async request(method, url, init = {}) {
+      const headers: IncomingHttpHeaders = { ...(init.headers ?? {}) };
+      if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
+      let body = init.body;
+      if (init.json !== undefined) {
+        body = JSON.stringify(init.json);
+        headers['content-type'] ??= 'application/json';
+      }
+      const a = await fetch({ method, url, headers, ...(body !== undefined ? { body } : {}) });
+      const text = typeof a.body === 'string' ? a.body : Buffer.from(a.body).toString('utf8');
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: a.status, headers: a.headers, text, json };
+    },
+    listener(req, res) {
+      serveNode(fetch, bodyLimit, req, res, () => {
+        const m = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
+        metrics.observeRequest(m.kind === 'route' ? m.route.path : 'unmatched', (req.method ?? 'GET').toUpperCase(), STATUS[HttpCode.BodyTooLarge]);
+      }).catch((error: unknown) => {
+        // Writing the answer failed (e.g. the client went away): nothing left to answer.
+        onError(error, { method: req.method ?? 'GET', route: 'write' });
+        res.destroy();
+      });
+    },
+  };
+}
+
+function authorize(route: Route, tokens: TokenSet, authorization: string | undefined): Principal | undefined {
+  if (route.roles === 'open') return undefined;
+  const principal = tokens.authenticate(authorization);
+  if (!route.roles.includes(principal.role)) {
+    throw new HttpError(HttpCode.Forbidden, `an ${principal.role} token may not use ${route.method} ${route.path} (needs ${route.roles.join(' or ')})`);
+  }
+  return principal;
+}
+
+function isJson(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = (contentType.split(';')[0] as string).trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+function parseBody(route: Route, headers: IncomingHttpHeaders, raw: Uint8Array | string | undefined, limit: number): unknown {
+  if (route.body === 'none') return undefined;
+  const size = raw === undefined ? 0 : typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+  if (size > limit) throw new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`);
+  const text = raw === undefined ? '' : typeof raw === 'string' ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8');
+  if (text.trim() === '') {
+    if (route.body === 'json') return undefined;
+    throw new PlangateError(ErrorCode.InvalidInput, 'a JSON body is required', [{ path: '/', message: 'a JSON body is required' }]);
+  }
+  // The OPA-compatible routes take any content type, as OPA does.
+  if (route.errors !== 'opa' && !isJson(headers['content-type'])) {
+    throw new HttpError(HttpCode.UnsupportedMediaType, `send the body as application/json (got ${headers['content-type'] ? JSON.stringify(headers['content-type']) : 'no content type'})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new HttpError(HttpCode.MalformedJson, `the body is not JSON: ${(error as Error).message}`);
+  }
+  return route.body === 'json' ? value : checkSchema(route.body.schema, value, 'body');
+}
+
+function render(reply: Reply): HttpAnswer {
+  const status = reply.status ?? 200;
+  if (reply.raw) {
+    return { status, headers: { ...BASE_HEADERS, 'content-type': reply.raw.contentType, ...reply.headers }, body: reply.raw.bytes };
+  }
+  return { status, headers: { ...BASE_HEADERS, 'content-type': JSON_TYPE, ...reply.headers }, body: JSON.stringify(reply.body ?? {}) };
+}
+
+/** The status when no runtime status is given: ok, enforcing, the rules in force. */
+function fallbackStatus(rules: RulesAccess): () => RuntimeStatus {
+  return () => {
+    const r = rules.inForce();
+    return {
+      state: r ? 'ok' : 'degraded',
+      enforcing: r !== undefined,
+      rules: { dir: r?.dir ?? '', revision: r?.revision ?? null, loadedAt: r?.loadedAt?.toISOString() ?? null, files: r?.files ?? [] },
+      policy: { sha256: null, loadedAt: null },
+      reloads: 0,
+      reloadErrors: 0,
+    };
+  };
+}
+

@@ -1,0 +1,136 @@
+/**
+ * The one map from outcome to HTTP status for the HTTP adapter, and the
+ * error body every route answers with: `{ error: { code, message, details? } }`.
+ * Nothing else in the adapter picks a status for an error.
+ */
+import { ErrorCode, PlangateError, type Problem } from '../../core/errors.js';
+
+/** Error codes only the HTTP adapter raises (the protocol's own failures). */
+export const HttpCode = {
+  /** No `Authorization: Bearer` header, a malformed one, or a token nobody issued. */
+  Unauthorized: 'unauthorized',
+  /** The token is valid but its role may not use this route. */
+  Forbidden: 'forbidden',
+  /** An agent token named another seat in the body (as agent or author). */
+  SeatMismatch: 'seat_mismatch',
+  RouteNotFound: 'route_not_found',
+  MethodNotAllowed: 'method_not_allowed',
+  /** The body is larger than the configured limit. */
+  BodyTooLarge: 'body_too_large',
+  /** A body that is not `application/json`. */
+  UnsupportedMediaType: 'unsupported_media_type',
+  /** The body is not JSON. */
+  MalformedJson: 'malformed_json',
+  /** `POST /mcp/call`: no executor is configured for this tool. */
+  NoExecutor: 'no_executor',
+  /** The executor could not be reached, or its answer was too large or cut off. */
+  UpstreamFailed: 'upstream_failed',
+  /** The executor did not answer in time. */
+  UpstreamTimeout: 'upstream_timeout',
+  /** The OPA data API: a document plangate does not serve (see routes/opa.ts). */
+  DocumentNotServed: 'document_not_served',
+  /** Anything unexpected; the message never carries internals. */
+  Internal: 'internal',
+} as const;
+export type HttpCode = (typeof HttpCode)[keyof typeof HttpCode];
+
+/**
+ * HTTP status of every error code and of a plan-required refusal. A refusal
+ * is 409: the caller may act, it is missing a step. 403 is for a caller that
+ * may not act at all, 401 for one without credentials.
+ */
+export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
+  [ErrorCode.InvalidInput]: 400,
+  [HttpCode.MalformedJson]: 400,
+  [HttpCode.Unauthorized]: 401,
+  [HttpCode.Forbidden]: 403,
+  [HttpCode.SeatMismatch]: 403,
+  [ErrorCode.NotFound]: 404,
+  [HttpCode.RouteNotFound]: 404,
+  [HttpCode.NoExecutor]: 404,
+  [HttpCode.DocumentNotServed]: 404,
+  [HttpCode.MethodNotAllowed]: 405,
+  [ErrorCode.PlanRequired]: 409,
+  [ErrorCode.Conflict]: 409,
+  [ErrorCode.PlanningHold]: 409,
+  [ErrorCode.ReadGuard]: 409,
+  [ErrorCode.AlreadyHeld]: 409,
+  [ErrorCode.PlanningGateOff]: 409,
+  [ErrorCode.NotHeld]: 404,
+  [HttpCode.BodyTooLarge]: 413,
+  [HttpCode.UnsupportedMediaType]: 415,
+  [ErrorCode.RulesInvalid]: 422,
+  [ErrorCode.RulesEditRefused]: 422,
+  [ErrorCode.RulesUnreadable]: 500,
+  [ErrorCode.PolicyResultInvalid]: 500,
+  [ErrorCode.StoreFailure]: 500,
+  [HttpCode.Internal]: 500,
+  [HttpCode.UpstreamFailed]: 502,
+  [ErrorCode.PolicyUnavailable]: 503,
+  [HttpCode.UpstreamTimeout]: 504,
+};
+
+/** The status for a code; an unknown code (e.g. one added to core later) is a 500. */
+export function statusFor(code: string): number {
+  return (STATUS as Record<string, number>)[code] ?? 500;
+}
+
+/**
+ * An error raised by the HTTP adapter itself.
+ *
+ * @example
+ * throw new HttpError(HttpCode.Forbidden, 'an operator token cannot act as a seat');
+ */
+export class HttpError extends PlangateError {
+  readonly httpCode: HttpCode;
+  /** Extra response headers, e.g. `WWW-Authenticate` or `Allow`. */
+  readonly headers: Record<string, string>;
+
+  constructor(code: HttpCode, message: string, details: Problem[] = [], headers: Record<string, string> = {}) {
+    // The core class types its code as ErrorCode; the adapter's codes extend that set.
+    super(code as unknown as ErrorCode, message, details);
+    this.name = 'HttpError';
+    this.httpCode = code;
+    this.headers = headers;
+  }
+}
+
+/** The JSON body of an error answer. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Problem[] };
+}
+
+/** What an error becomes on the wire. */
+export interface ErrorAnswer {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+  /** True when the error was not a PlangateError (a bug or an outage): worth logging. */
+  unexpected: boolean;
+}
+
+/**
+ * Turns anything thrown into the answer. A PlangateError keeps its code and
+ * message (they are written for callers); anything else becomes `internal`
+ * with a generic message, so internals never leak.
+ *
+ * @example
+ * errorAnswer(new PlangateError(ErrorCode.NotFound, 'no crew desk')).status // 404
+ */
+export function errorAnswer(thrown: unknown): ErrorAnswer {
+  if (thrown instanceof PlangateError) {
+    const details = thrown.details.length ? { details: thrown.details } : {};
+    return {
+      status: statusFor(thrown.code),
+      body: { error: { code: thrown.code, message: thrown.message, ...details } },
+      headers: thrown instanceof HttpError ? thrown.headers : {},
+      unexpected: false,
+    };
+  }
+  return {
+    status: STATUS[HttpCode.Internal],
+    body: { error: { code: HttpCode.Internal, message: 'internal error' } },
+    headers: {},
+    unexpected: true,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The node:http side of the app: read a body up to the limit (413 as soon as
+ * it is passed, without reading the rest), answer in-process, write the answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorAnswer, HttpCode, HttpError } from './errors.js';
+import type { HttpAnswer, HttpRequest } from './app.js';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+/** Headers of every answer: decisions and rules are never cached. */
+export const BASE_HEADERS = { 'cache-control': 'no-store' };
+
+/** Reads a request body; resolves `too_large` as soon as it passes the limit, `aborted` when the client goes away. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (value: Buffer | 'too_large' | 'aborted'): void => {
+      if (!done) {
+        done = true;
+        resolve(value);
+      }
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (done) return; // past the limit: discard the rest
+      size += chunk.length;
+      if (size > limit) return finish('too_large');
+      chunks.push(chunk);
+    });
+    req.on('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.on('error', () => finish('aborted'));
+    req.on('aborted', () => finish('aborted'));
+  });
+}
+
+/** Reads the body (stopping at the limit), answers, writes the answer. */
+export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAnswer>, limit: number, req: IncomingMessage, res: ServerResponse, onTooLarge: () => void): Promise<void> {
+  const declared = Number(req.headers['content-length']);
+  let body: Buffer | undefined;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    const read = declared > limit ? 'too_large' : await readBody(req, limit);
+    if (read === 'aborted') return void res.destroy();
+    if (read === 'too_large') {
+      // The rest of the body is not read: answer, then close the connection.
+      onTooLarge();
+      const e = errorAnswer(new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`));
+      const text = JSON.stringify(e.body);
+      res.writeHead(e.status, { ...BASE_HEADERS, 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(text)), connection: 'close' });
+      res.end(text);
+      return;
+    }
+    body = read;
+  }
+  const answer = await fetch({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body ? { body } : {}) });
+  const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(bytes.length) });
+  res.end(bytes);
+}
+

@@ -1,0 +1,55 @@
+/**
+ * The body of a refused call, the same from `POST /mcp/call` and from the
+ * embedding middleware: 409, the refusal code and the instruction. Every
+ * refusal kind (plan-required, planning hold, read guard) is a 409: the
+ * caller may act, it is missing a step.
+ */
+import type { Check, Decision, Mode, ScopeKind, ToolClass } from '../../core/types.js';
+
+/** HTTP status of a refused call: the caller may act, it is missing a step. */
+export const REFUSED_STATUS = 409;
+
+export interface RefusalBody {
+  allowed: false;
+  /** The check that refused: `plan_required`, `planning_hold` or `read_guard`. */
+  check: Check;
+  /** `plan_required:<tool>:<none|stale>`, `planning_hold:<tool>`, `read_guard:<tool>`. */
+  code: string;
+  /** plan-required only: `none` or `stale`. */
+  reason?: string;
+  /** What is gated and why, who has not planned, what to do. */
+  message: string;
+  tool: string;
+  agent: string;
+  class: ToolClass;
+  mode: Mode;
+  /** The plan-required rule the mode comes from. */
+  rule: { scope: ScopeKind | 'default'; id?: string; source?: string };
+}
+
+/**
+ * The 409 body of a refused decision.
+ *
+ * @example
+ * if (!decision.allowed) res.writeHead(REFUSED_STATUS, json).end(JSON.stringify(refusalBody(decision)));
+ */
+export function refusalBody(decision: Decision): RefusalBody {
+  const mode = decision.settings.mode;
+  const check = decision.check ?? 'plan_required';
+  return {
+    allowed: false,
+    check,
+    code: decision.code ?? `${check}:${decision.tool}${check === 'plan_required' ? ':none' : ''}`,
+    ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+    message: decision.message ?? 'plan required',
+    tool: decision.tool,
+    agent: decision.agent,
+    class: decision.class,
+    mode: mode.value,
+    rule: {
+      scope: mode.scope,
+      ...(mode.id !== undefined ? { id: mode.id } : {}),
+      ...(mode.source !== undefined ? { source: mode.source } : {}),
+    },
+  };
+}

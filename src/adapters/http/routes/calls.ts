@@ -1,0 +1,143 @@
+/**
+ * Deciding calls: `POST /v1/decide` (the decision, refused or not, is a 200),
+ * `POST /v1/explain` (why, nothing audited) and `POST /mcp/call` (the
+ * gateway's tool-call route: a refusal is a 409 and the executor is never
+ * called; an allowed call goes to its executor and the executor's answer
+ * comes back).
+ */
+import { ErrorCode, PlangateError } from '../../../core/errors.js';
+import type { Call } from '../../../core/types.js';
+import type { HttpDeps } from '../deps.js';
+import { HttpCode, HttpError } from '../errors.js';
+import { refusalBody, REFUSED_STATUS } from '../refusal.js';
+import type { Router } from '../router.js';
+import { reviewerChannelReply } from './holds.js';
+import { seatOf } from './seat.js';
+
+interface DecideBody {
+  tool: string;
+  agent?: string;
+  runId?: string;
+  delegatedBy?: string[];
+  args?: Record<string, unknown>;
+}
+
+interface ExplainBody extends DecideBody {
+  at?: number | string;
+}
+
+interface McpCallBody {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+  agent?: string;
+  runId?: string;
+  delegatedBy?: string[];
+}
+
+function callOf(agent: string, b: { runId?: string; delegatedBy?: string[]; args?: Record<string, unknown> }, tool: string): Call {
+  return {
+    agent,
+    tool,
+    ...(b.runId !== undefined ? { runId: b.runId } : {}),
+    ...(b.delegatedBy !== undefined ? { delegatedBy: b.delegatedBy } : {}),
+    ...(b.args !== undefined ? { args: b.args } : {}),
+  };
+}
+
+/** Largest single argument value (as JSON) the policy is shown from an MCP call's arguments. */
+export const POLICY_ARG_MAX_BYTES = 900;
+/** Most arguments the policy is shown. */
+export const POLICY_ARG_MAX_KEYS = 64;
+const ARG_KEY = /^[A-Za-z_$][A-Za-z0-9_.$-]{0,63}$/;
+
+/**
+ * What the policy sees of an MCP call's arguments (e.g. the read guard reads
+ * the path and range): the first 64 arguments with a plain name, each only
+ * when its JSON is at most {@link POLICY_ARG_MAX_BYTES} bytes, so file
+ * contents and other large values are left out. The executor gets them all.
+ *
+ * @example
+ * argsForPolicy({ path: 'a.log', content: 'x'.repeat(5000) }) // { path: 'a.log' }
+ */
+export function argsForPolicy(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let n = 0;
+  for (const [key, value] of Object.entries(args)) {
+    if (n >= POLICY_ARG_MAX_KEYS) break;
+    if (!ARG_KEY.test(key) || key === '__proto__') continue;
+    if (Buffer.byteLength(JSON.stringify(value) ?? '') > POLICY_ARG_MAX_BYTES) continue;
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    n++;
+  }
+  return out;
+}
+
+export function registerCallRoutes(router: Router, deps: HttpDeps): void {
+  router.add({
+    method: 'POST',
+    path: '/v1/decide',
+    roles: ['agent'],
+    body: { schema: 'decide' },
+    async handle(ctx) {
+      const b = ctx.body as DecideBody;
+      const decision = await deps.decide(callOf(seatOf(ctx.principal, b.agent, "the body's agent"), b, b.tool));
+      return { body: decision };
+    },
+  });
+
+  router.add({
+    method: 'POST',
+    path: '/v1/explain',
+    roles: ['agent', 'operator'],
+    body: { schema: 'explain' },
+    async handle(ctx) {
+      const b = ctx.body as ExplainBody;
+      let agent: string;
+      if (ctx.principal?.role === 'operator') {
+        if (b.agent === undefined) throw new PlangateError(ErrorCode.InvalidInput, 'body.agent is required with an operator token', [{ path: '/agent', message: 'body.agent is required with an operator token' }]);
+        agent = b.agent;
+      } else {
+        agent = seatOf(ctx.principal, b.agent, "the body's agent");
+        if (b.at !== undefined) throw new HttpError(HttpCode.Forbidden, 'body.at: only an operator may explain a call at another time');
+      }
+      const { decision, input } = await deps.gate.explain({ ...callOf(agent, b, b.tool), ...(b.at !== undefined ? { at: b.at } : {}) });
+      return { body: { decision, input } };
+    },
+  });
+
+  router.add({
+    method: 'POST',
+    path: '/mcp/call',
+    roles: ['agent'],
+    body: { schema: 'mcp-call' },
+    async handle(ctx) {
+      const b = ctx.body as McpCallBody;
+      const agent = seatOf(ctx.principal, b.agent, "the body's agent");
+      const decision = await deps.decide(callOf(agent, { ...b, ...(b.arguments ? { args: argsForPolicy(b.arguments) } : {}) }, b.name));
+      if (!decision.allowed) return { status: REFUSED_STATUS, body: refusalBody(decision) };
+      // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
+      if (decision.checks?.planningHold.channel === b.name) return reviewerChannelReply(deps, agent, b.arguments, b.runId);
+      const target = deps.executors?.lookup(b.name);
+      if (!target) throw new HttpError(HttpCode.NoExecutor, `no executor is configured for ${b.name}`);
+      const answer = await deps.executors!.call(target, {
+        name: b.name,
+        arguments: b.arguments ?? {},
+        agent,
+        ...(b.runId !== undefined ? { runId: b.runId } : {}),
+        ...(b.delegatedBy !== undefined ? { delegatedBy: b.delegatedBy } : {}),
+        ...(b._meta !== undefined ? { _meta: b._meta } : {}),
+      });
+      return {
+        status: answer.status,
+        raw: { bytes: answer.body, contentType: answer.contentType },
+        headers: {
+          'x-plangate-decision': 'allowed',
+          ...(decision.failOpen ? { 'x-plangate-fail-open': 'true' } : {}),
+          // Shadow mode: the call went through, but the rule would have refused it with this code.
+          ...(decision.shadow && decision.code ? { 'x-plangate-shadow': decision.code } : {}),
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * Planning holds over HTTP. An operator places a hold (on demand, or as the
+ * reviewer where the planning gate is on), pushes back, releases and
+ * unblocks; the held agent sends its plan with its own token (the reviewer
+ * channel). Through `POST /mcp/call`, a call to the agent's reviewer-channel
+ * tool is answered here too: the plan is recorded, nothing is forwarded.
+ *
+ *   GET  /v1/holds                    operator  active holds (?all=true: history too; ?agent=; ?limit=)
+ *   GET  /v1/holds/:agent             operator, or that agent   its active hold (404 not_held)
+ *   POST /v1/holds/:agent             operator  place a hold (201; 409 already_held / planning_gate_off)
+ *   POST /v1/holds/:agent/plan        that agent  the reviewer channel (201; 404 not_held)
+ *   POST /v1/holds/:agent/push-back   operator  the reviewer's answer; the hold stays (201)
+ *   POST /v1/holds/:agent/release     operator  the reviewer approves the direction; the hold lifts
+ *   POST /v1/holds/:agent/unblock     operator  an operator clears the hold
+ */
+import { ErrorCode, PlangateError } from '../../../core/errors.js';
+import type { Principal } from '../auth.js';
+import type { HttpDeps } from '../deps.js';
+import type { Reply, Router } from '../router.js';
+import { checkSchema } from '../schemas.js';
+import { seatOf } from './seat.js';
+
+interface PlaceBody {
+  kind?: 'on_demand' | 'reviewer';
+  task?: string;
+  by?: string;
+}
+
+/** The name an operator acts under: `body.by`, else the token's name. */
+function who(principal: Principal | undefined, by: string | undefined): string {
+  return by ?? (principal?.name as string);
+}
+
+function agentParam(params: Record<string, string>): string {
+  return params['agent'] as string;
+}
+
+/**
+ * The answer to an MCP call of the agent's reviewer channel: the plan (the
+ * `plan` or `body` argument) is recorded on the agent's hold.
+ *
+ * @example
+ * if (decision.checks?.planningHold.channel === name) return reviewerChannelReply(deps, agent, args);
+ */
+export async function reviewerChannelReply(deps: HttpDeps, agent: string, args: Record<string, unknown> | undefined, runId?: string): Promise<Reply> {
+  const text = args?.['plan'] ?? args?.['body'];
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw new PlangateError(ErrorCode.InvalidInput, 'the reviewer channel takes the plan as the text argument "plan" (or "body")', [
+      { path: '/arguments/plan', message: 'arguments.plan must be the plan, as text' },
+    ]);
+  }
+  const { hold, message } = await deps.gate.holds.submitPlan(agent, { body: text, ...(runId !== undefined ? { runId } : {}) });
+  const summary = `Plan #${message.id} sent to the reviewer (hold ${hold.id}, ${hold.plans} plan${hold.plans === 1 ? '' : 's'} so far). `
+    + 'You stay on hold until the reviewer releases you; watch for a push-back in your thread.';
+  return {
+    status: 200,
+    body: { content: [{ type: 'text', text: summary }], structuredContent: { holdId: hold.id, messageId: message.id, plans: hold.plans } },
+    headers: { 'x-plangate-decision': 'allowed', 'x-plangate-reviewer-channel': 'plan-recorded' },
+  };
+}
+
+export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
+  router.add({
+    method: 'GET',
+    path: '/v1/holds',
+    roles: ['operator'],
+    body: 'none',
+    async handle(ctx) {
+      const limit = ctx.query.get('limit');
+      const agent = ctx.query.get('agent');
+      const holds = await deps.gate.holds.list({
+        all: ctx.query.get('all') === 'true',
+        ...(agent !== null ? { agent } : {}),
+        ...(limit !== null ? { limit: /^\d+$/.test(limit) ? Number(limit) : Number.NaN } : {}),
+      });
+      return { body: { holds } };
+    },
+  });
+
+  router.add({
+    method: 'GET',
+    path: '/v1/holds/:agent',
+    roles: ['operator', 'agent'],
+    body: 'none',
+    async handle(ctx) {
+      const agent = agentParam(ctx.params);
+      if (ctx.principal?.role === 'agent') seatOf(ctx.principal, agent);
+      const hold = await deps.gate.holds.get(agent);
+      if (!hold) throw new PlangateError(ErrorCode.NotHeld, `${agent} is not held: there is no active planning hold on it`);
+      return { body: { hold } };
+    },
+  });
+
+  router.add({
+    method: 'POST',
+    path: '/v1/holds/:agent',
+    roles: ['operator'],
+    body: 'json',
+    async handle(ctx) {
+      const b = checkSchema<PlaceBody>('hold-place', ctx.body ?? {});
+      const hold = await deps.gate.holds.place(agentParam(ctx.params), {
+        by: who(ctx.principal, b.by),
+        kind: b.kind ?? 'on_demand',
+        ...(b.task !== undefined ? { task: b.task } : {}),
+      });
+      return { status: 201, body: { hold } };
+    },
+  });
+
+  router.add({
+    method: 'POST',
+    path: '/v1/holds/:agent/plan',
+    roles: ['agent'],
+    body: { schema: 'hold-plan' },
+    async handle(ctx) {
+      const agent = seatOf(ctx.principal, agentParam(ctx.params));
+      const b = ctx.body as { body: string; runId?: string };
+      const { hold, message } = await deps.gate.holds.submitPlan(agent, { body: b.body, ...(b.runId !== undefined ? { runId: b.runId } : {}) });
+      return { status: 201, body: { hold, message: { id: message.id, thread: message.thread, kind: message.kind, at: new Date(message.at).toISOString() } } };
+    },
+  });
+
+  router.add({
+    method: 'POST',
+    path: '/v1/holds/:agent/push-back',
+    roles: ['operator'],
+    body: { schema: 'hold-push-back' },
+    async handle(ctx) {
+      const b = ctx.body as { body: string; by?: string; byKind?: 'human' | 'agent' };
+      const { hold, message } = await deps.gate.holds.pushBack(agentParam(ctx.params), {
+        by: who(ctx.principal, b.by),
+        body: b.body,
+        byKind: b.byKind ?? 'human',
+      });
+      return { status: 201, body: { hold, message: { id: message.id, thread: message.thread, kind: message.kind, at: new Date(message.at).toISOString() } } };
+    },
+  });
+
+  for (const action of ['release', 'unblock'] as const) {
+    router.add({
+      method: 'POST',
+      path: `/v1/holds/:agent/${action}`,
+      roles: ['operator'],
+      body: 'json',
+      async handle(ctx) {
+        const b = checkSchema<{ by?: string }>('hold-end', ctx.body ?? {});
+        const by = who(ctx.principal, b.by);
+        const agent = agentParam(ctx.params);
+        const hold = action === 'release' ? await deps.gate.holds.release(agent, { by }) : await deps.gate.holds.unblock(agent, { by });
+        return { body: { hold } };
+      },
+    });
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Operations: `GET /health` (ok or degraded, with the reasons) and
+ * `GET /metrics` (Prometheus). Both are open: probes and scrapers carry no
+ * token. Degraded still serves (plan-required fails open by design); add
+ * `?strict` to get a 503 while degraded, for probes that should alert.
+ */
+import type { RuntimeStatus } from '../../../main/status.js';
+import type { HttpDeps } from '../deps.js';
+import type { Router } from '../router.js';
+
+/** The reasons a status is degraded, for people. */
+export function degradedReasons(s: RuntimeStatus): string[] {
+  const reasons: string[] = [];
+  if (s.failOpen) reasons.push(`failing open since ${s.failOpen.since}: ${s.failOpen.reason} (plan-required is NOT enforced)`);
+  if (s.lastReloadError) reasons.push(`last reload failed at ${s.lastReloadError.at}: ${s.lastReloadError.message} (the last good rules stay in force)`);
+  if (reasons.length === 0 && s.state === 'degraded') reasons.push('degraded');
+  return reasons;
+}
+
+export function registerOpsRoutes(router: Router, deps: HttpDeps): void {
+  router.add({
+    method: 'GET',
+    path: '/health',
+    roles: 'open',
+    body: 'none',
+    handle(ctx) {
+      const s = deps.status();
+      const degraded = s.state === 'degraded' || !s.enforcing;
+      return {
+        status: degraded && ctx.query.has('strict') ? 503 : 200,
+        body: { status: degraded ? 'degraded' : 'ok', reasons: degraded ? degradedReasons(s) : [], ...s },
+      };
+    },
+  });
+
+  router.add({
+    method: 'GET',
+    path: '/metrics',
+    roles: 'open',
+    body: 'none',
+    async handle() {
+      const { text, contentType } = await deps.metrics.render();
+      return { raw: { bytes: text, contentType } };
+    },
+  });
+}

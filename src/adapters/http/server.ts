@@ -1,0 +1,69 @@
+/**
+ * Listening, and stopping gracefully: stop accepting, let the requests in
+ * flight finish, then close what is left.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HttpApp } from './app.js';
+
+export interface ListenOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 8181 (OPA's port, so a gateway set up for OPA finds plangate there); 0 picks a free port. */
+  port?: number;
+}
+
+export interface RunningServer {
+  server: http.Server;
+  host: string;
+  port: number;
+  /** `http://host:port`. */
+  url: string;
+  /**
+   * Stops accepting connections, waits for the requests in flight (up to
+   * `graceMs`, default 10 s), then closes every connection. Idempotent.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8181;
+
+/**
+ * Serves the app on a node:http server.
+ *
+ * @example
+ * const running = await listen(app, { port: 0 });
+ * await fetch(`${running.url}/health`);
+ * await running.close();
+ */
+export function listen(app: HttpApp, options: ListenOptions = {}): Promise<RunningServer> {
+  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, app.listener);
+  const host = options.host ?? DEFAULT_HOST;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off('error', reject);
+      const port = (server.address() as AddressInfo).port;
+      let closing: Promise<void> | undefined;
+      resolve({
+        server,
+        host,
+        port,
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+        close(graceMs = 10_000) {
+          closing ??= new Promise<void>((done) => {
+            const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+            timer.unref();
+            server.close(() => {
+              clearTimeout(timer);
+              done();
+            });
+            server.closeIdleConnections();
+          });
+          return closing;
+        },
+      });
+    });
+  });
+}

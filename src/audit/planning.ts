@@ -1,0 +1,151 @@
+/**
+ * Audit events of the planning gate and the read guard: each hold's life
+ * (placed, plan submitted, pushed back, released, unblocked) and every call
+ * refused by a hold or by the read guard. Never a message body: a plan or a
+ * push-back is named by its message id.
+ */
+import { ErrorCode, PlangateError } from '../core/errors.js';
+import type { HoldKind, ToolClass } from '../core/types.js';
+
+/** A hold was placed on an agent. */
+export interface HoldPlaced {
+  type: 'HoldPlaced';
+  /** ISO-8601 (UTC). */
+  time: string;
+  agent: string;
+  holdId: string;
+  kind: HoldKind;
+  /** The task the hold is for, as the operator or reviewer named it. */
+  task: string | null;
+  by: string;
+}
+
+/** The held agent sent a plan through the reviewer channel. */
+export interface HoldPlanSubmitted {
+  type: 'HoldPlanSubmitted';
+  time: string;
+  agent: string;
+  holdId: string;
+  messageId: string;
+  /** Plans sent on this hold so far, this one included. */
+  plans: number;
+}
+
+/** The reviewer pushed back on the plan; the hold stays. */
+export interface HoldPushedBack {
+  type: 'HoldPushedBack';
+  time: string;
+  agent: string;
+  holdId: string;
+  messageId: string;
+  by: string;
+  pushBacks: number;
+}
+
+/** The reviewer released the hold: the direction is approved (not the work). */
+export interface HoldReleased {
+  type: 'HoldReleased';
+  time: string;
+  agent: string;
+  holdId: string;
+  by: string;
+  plans: number;
+  pushBacks: number;
+}
+
+/** An operator cleared the hold (unblock). */
+export interface HoldUnblocked {
+  type: 'HoldUnblocked';
+  time: string;
+  agent: string;
+  holdId: string;
+  by: string;
+}
+
+/** A call refused because its agent is held: one event per refused attempt. */
+export interface PlanningHoldBlocked {
+  type: 'PlanningHoldBlocked';
+  time: string;
+  agent: string;
+  crew: string | null;
+  tool: string;
+  toolClass: ToolClass;
+  /** `planning_hold:<tool>`. */
+  code: string;
+  runId: string | null;
+  holdId: string;
+  holdKind: HoldKind;
+}
+
+/** A whole-file read over the ceiling, refused by the read guard: one event per refused attempt. */
+export interface ReadGuardBlocked {
+  type: 'ReadGuardBlocked';
+  time: string;
+  agent: string;
+  crew: string | null;
+  tool: string;
+  /** `read_guard:<tool>`. */
+  code: string;
+  runId: string | null;
+  /** The path as the call gave it, and as the host resolved it. */
+  path: string;
+  resolved: string;
+  sizeBytes: number;
+  maxBytes: number;
+}
+
+export type PlanningAuditEvent =
+  | HoldPlaced
+  | HoldPlanSubmitted
+  | HoldPushedBack
+  | HoldReleased
+  | HoldUnblocked
+  | PlanningHoldBlocked
+  | ReadGuardBlocked;
+
+/** The `type` of every planning audit event. */
+export const PLANNING_EVENT_TYPES: ReadonlySet<string> = new Set<PlanningAuditEvent['type']>([
+  'HoldPlaced',
+  'HoldPlanSubmitted',
+  'HoldPushedBack',
+  'HoldReleased',
+  'HoldUnblocked',
+  'PlanningHoldBlocked',
+  'ReadGuardBlocked',
+]);
+
+/**
+ * A fresh copy of a planning event holding only the fields its type declares.
+ *
+ * @example
+ * toPlanningRecord({ ...event, body: 'secret' } as PlanningAuditEvent) // no `body` key
+ */
+export function toPlanningRecord(event: PlanningAuditEvent): PlanningAuditEvent {
+  const { time, agent } = event;
+  switch (event.type) {
+    case 'HoldPlaced':
+      return { type: event.type, time, agent, holdId: event.holdId, kind: event.kind, task: event.task, by: event.by };
+    case 'HoldPlanSubmitted':
+      return { type: event.type, time, agent, holdId: event.holdId, messageId: event.messageId, plans: event.plans };
+    case 'HoldPushedBack':
+      return { type: event.type, time, agent, holdId: event.holdId, messageId: event.messageId, by: event.by, pushBacks: event.pushBacks };
+    case 'HoldReleased':
+      return { type: event.type, time, agent, holdId: event.holdId, by: event.by, plans: event.plans, pushBacks: event.pushBacks };
+    case 'HoldUnblocked':
+      return { type: event.type, time, agent, holdId: event.holdId, by: event.by };
+    case 'PlanningHoldBlocked':
+      return {
+        type: event.type, time, agent, crew: event.crew, tool: event.tool, toolClass: event.toolClass,
+        code: event.code, runId: event.runId, holdId: event.holdId, holdKind: event.holdKind,
+      };
+    case 'ReadGuardBlocked':
+      return {
+        type: event.type, time, agent, crew: event.crew, tool: event.tool, code: event.code, runId: event.runId,
+        path: event.path, resolved: event.resolved, sizeBytes: event.sizeBytes, maxBytes: event.maxBytes,
+      };
+    default: {
+      const unknownType: unknown = (event as { type?: unknown }).type;
+      throw new PlangateError(ErrorCode.InvalidInput, `unknown audit event type: ${JSON.stringify(unknownType)}`);
+    }
+  }
+}

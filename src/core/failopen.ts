@@ -1,0 +1,70 @@
+/**
+ * Failing open: the one documented place where plangate lets a call through
+ * without asking the policy (DESIGN.md, "Failing open").
+ *
+ * Plan-required guards *legibility* — that an agent said what it is about to
+ * do — not money or reach. When the rules or the compiled policy cannot be
+ * read, or the store cannot be asked for the facts, refusing every effect
+ * would stop every agent for a broken YAML file or a database blip. So the
+ * call goes through as if the mode were `off`, the decision says so
+ * (`failOpen.reason`), and the host says so loudly (boot banner, a log line
+ * per decision, a degraded status). Controls that guard money or reach —
+ * budgets, allowlists — must fail closed instead; they are not plan-required.
+ */
+import type { Decision, EffectiveSettings, ToolClass } from './types.js';
+
+/** What plan-required does when there is no policy to ask: let the call through. */
+export const PLAN_REQUIRED_ON_POLICY_FAILURE = 'fail_open' as const;
+
+/**
+ * What the gate does when the store fails while gathering the facts for a
+ * decision: let the call through too (a database blip must not stop work),
+ * with `failOpen.reason` saying so and a log line.
+ */
+export const PLAN_REQUIRED_ON_STORE_FAILURE = 'fail_open' as const;
+
+/**
+ * The class a fail-open decision reports. Classification lives in the rules
+ * and the policy, and neither is available, so nothing classified the tool;
+ * `effect` is what DESIGN.md calls an unclassified tool. It is a placeholder:
+ * a fail-open decision is never gated whatever the class.
+ */
+export const FAIL_OPEN_CLASS: ToolClass = 'effect';
+
+/**
+ * The settings reported while failing open: mode `off` and every other
+ * setting at its default, all from `default` — no rule is in force.
+ *
+ * @example
+ * failOpenSettings().mode // { value: 'off', scope: 'default' }
+ */
+export function failOpenSettings(): EffectiveSettings {
+  return {
+    mode: { value: 'off', scope: 'default' },
+    windowMin: { value: 30, scope: 'default' },
+    acceptUpstream: { value: false, scope: 'default' },
+    enforce: { value: true, scope: 'default' },
+  };
+}
+
+/**
+ * The decision for a call when there is no policy (or no facts) to decide it:
+ * allowed, not gated, as if the mode were off, with the reason.
+ *
+ * @example
+ * failOpenDecision({ agent: '0xW', tool: 'github.merge' }, 'rules/plan.yaml:3:9: invalid YAML')
+ * // { allowed: true, gated: false, failOpen: { reason: 'rules/plan.yaml:3:9: invalid YAML' }, … }
+ */
+export function failOpenDecision(call: { agent: string; tool: string; agentKnown?: boolean }, reason: string): Decision {
+  return {
+    allowed: true,
+    tool: call.tool,
+    class: FAIL_OPEN_CLASS,
+    gated: false,
+    agent: call.agent,
+    agentKnown: call.agentKnown ?? false,
+    settings: failOpenSettings(),
+    candidates: [],
+    failOpen: { reason },
+  };
+}

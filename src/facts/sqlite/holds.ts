@@ -1,0 +1,164 @@
+/**
+ * Planning holds for the SQLite store driver. Every write is one immediate
+ * transaction; the unique partial index `holds_active` makes "one active
+ * hold per agent" hold even across processes sharing the file.
+ */
+import type Database from 'better-sqlite3';
+import { ErrorCode, PlangateError } from '../../core/errors.js';
+import type { AuthorKind, NewMessage, StoredMessage } from '../../core/types.js';
+import { alreadyHeld, checkHoldEnd, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, notHeld } from '../holds.js';
+import type { Hold, HoldMessageRole, HoldStore } from '../port.js';
+import { checkNewMessage } from '../validate.js';
+import { HOLD_SQL, SQL } from './schema.js';
+
+interface HoldRow {
+  id: number;
+  agent: string;
+  kind: Hold['kind'];
+  task: string | null;
+  placed_by: string;
+  placed_at: number;
+  state: Hold['state'];
+  released_by: string | null;
+  released_at: number | null;
+  cleared_by: string | null;
+  cleared_at: number | null;
+  plans: number;
+  push_backs: number;
+  last_plan_id: number | null;
+}
+
+interface LinkRow {
+  role: HoldMessageRole;
+  id: number;
+  thread: string;
+  author: string;
+  author_kind: AuthorKind;
+  kind: string;
+  body: string;
+  at: number;
+  run_id: string | null;
+}
+
+function toHold(r: HoldRow): Hold {
+  return {
+    id: String(r.id),
+    agent: r.agent,
+    kind: r.kind,
+    task: r.task,
+    placedBy: r.placed_by,
+    placedAt: r.placed_at,
+    state: r.state,
+    releasedBy: r.released_by,
+    releasedAt: r.released_at,
+    clearedBy: r.cleared_by,
+    clearedAt: r.cleared_at,
+    plans: r.plans,
+    pushBacks: r.push_backs,
+    lastPlanId: r.last_plan_id === null ? null : String(r.last_plan_id),
+  };
+}
+
+function toLinked(r: LinkRow): { role: HoldMessageRole; message: StoredMessage } {
+  const message: StoredMessage = { id: String(r.id), thread: r.thread, author: r.author, authorKind: r.author_kind, kind: r.kind, body: r.body, at: r.at };
+  if (r.run_id !== null) message.runId = r.run_id;
+  return { role: r.role, message };
+}
+
+/** Runs `fn`; anything but a PlangateError becomes a `store_failure`. */
+function guard<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof PlangateError) throw err;
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new PlangateError(ErrorCode.StoreFailure, `sqlite store: ${what} failed: ${msg}`, [], { cause: err });
+  }
+}
+
+/**
+ * The hold half of an SQLite store, on an open connection whose schema is
+ * up to date.
+ */
+export function createSqliteHolds(db: Database.Database): HoldStore {
+  const st = guard('preparing hold statements', () => ({
+    activeHold: db.prepare<[string], HoldRow>(HOLD_SQL.activeHold),
+    insertHold: db.prepare<[string, string, string | null, string, number]>(HOLD_SQL.insertHold),
+    getHold: db.prepare<[number | bigint], HoldRow>(HOLD_SQL.getHold),
+    release: db.prepare<[string, number, number]>(HOLD_SQL.release),
+    clear: db.prepare<[string, number, number]>(HOLD_SQL.clear),
+    countPlan: db.prepare<[number | bigint, number]>(HOLD_SQL.countPlan),
+    countPushBack: db.prepare<[number]>(HOLD_SQL.countPushBack),
+    link: db.prepare<[number, number | bigint, HoldMessageRole]>(HOLD_SQL.link),
+    listActive: db.prepare<[number], HoldRow>(HOLD_SQL.listActive),
+    listAll: db.prepare<[number], HoldRow>(HOLD_SQL.listAll),
+    listAgentActive: db.prepare<[string], HoldRow>(HOLD_SQL.listAgentActive),
+    listAgentAll: db.prepare<[string, number], HoldRow>(HOLD_SQL.listAgentAll),
+    holdMessages: db.prepare<[number, number], LinkRow>(HOLD_SQL.holdMessages),
+    insertMessage: db.prepare<[string, string, AuthorKind, string, string, number, string | null]>(SQL.insertMessage),
+  }));
+
+  const place = db.transaction((hold: Parameters<HoldStore['placeHold']>[0]): Hold => {
+    const h = checkNewHold(hold);
+    const existing = st.activeHold.get(h.agent);
+    if (existing) throw alreadyHeld(h.agent, { id: String(existing.id), placedBy: existing.placed_by });
+    const info = st.insertHold.run(h.agent, h.kind, h.task, h.placedBy, h.placedAt);
+    return toHold(st.getHold.get(info.lastInsertRowid) as HoldRow);
+  });
+
+  const post = db.transaction((agent: string, role: HoldMessageRole, message: NewMessage) => {
+    checkHoldMessage(agent, role);
+    const h = st.activeHold.get(agent);
+    if (!h) throw notHeld(agent);
+    const m = checkNewMessage(message);
+    const info = st.insertMessage.run(m.thread, m.author, m.authorKind, m.kind, m.body, m.at, m.runId ?? null);
+    st.link.run(h.id, info.lastInsertRowid, role);
+    if (role === 'plan') st.countPlan.run(info.lastInsertRowid, h.id);
+    else st.countPushBack.run(h.id);
+    const stored: StoredMessage = { ...m, id: String(info.lastInsertRowid) };
+    return { hold: toHold(st.getHold.get(h.id) as HoldRow), message: stored };
+  });
+
+  const end = db.transaction((agent: string, e: Parameters<HoldStore['endHold']>[1]): Hold => {
+    const x = checkHoldEnd(agent, e);
+    const h = st.activeHold.get(x.agent);
+    if (!h) throw notHeld(x.agent);
+    (x.state === 'released' ? st.release : st.clear).run(x.by, x.at, h.id);
+    return toHold(st.getHold.get(h.id) as HoldRow);
+  });
+
+  return {
+    async placeHold(hold) {
+      return guard('placeHold', () => place.immediate(hold));
+    },
+    async activeHold(agent) {
+      return guard('activeHold', () => {
+        const row = st.activeHold.get(agent);
+        return row ? toHold(row) : undefined;
+      });
+    },
+    async postHoldMessage(agent, role, message) {
+      return guard('postHoldMessage', () => post.immediate(agent, role, message));
+    },
+    async endHold(agent, e) {
+      return guard('endHold', () => end.immediate(agent, e));
+    },
+    async listHolds(query) {
+      return guard('listHolds', () => {
+        const q = checkHoldQuery(query);
+        const rows = q.agent !== undefined
+          ? q.all ? st.listAgentAll.all(q.agent, q.limit) : st.listAgentActive.all(q.agent).slice(0, q.limit)
+          : q.all ? st.listAll.all(q.limit) : st.listActive.all(q.limit);
+        return rows.map(toHold);
+      });
+    },
+    async holdMessages(holdId, limit) {
+      return guard('holdMessages', () => {
+        const n = checkLimit(limit);
+        const id = Number(holdId);
+        if (!Number.isSafeInteger(id)) return [];
+        return st.holdMessages.all(id, n).map(toLinked);
+      });
+    },
+  };
+}
