@@ -9,6 +9,7 @@ import type { AuthorKind, NewMessage, StoredMessage } from '../../core/types.js'
 import { alreadyHeld, checkHoldEnd, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, notHeld } from '../holds.js';
 import type { Hold, HoldMessageRole, HoldStore } from '../port.js';
 import { checkNewMessage } from '../validate.js';
+import { guard } from './guard.js';
 import { HOLD_SQL, SQL } from './schema.js';
 
 interface HoldRow {
@@ -65,16 +66,6 @@ function toLinked(r: LinkRow): { role: HoldMessageRole; message: StoredMessage }
   return { role: r.role, message };
 }
 
-/** Runs `fn`; anything but a PlangateError becomes a `store_failure`. */
-function guard<T>(what: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof PlangateError) throw err;
-    const msg = err instanceof Error ? err.message : String(err);
-    throw new PlangateError(ErrorCode.StoreFailure, `sqlite store: ${what} failed: ${msg}`, [], { cause: err });
-  }
-}
 
 /**
  * The hold half of an SQLite store, on an open connection whose schema is

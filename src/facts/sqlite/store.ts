@@ -24,6 +24,7 @@ import {
   MAX_CREW_DEPTH,
 } from '../validate.js';
 import { createSqliteHolds } from './holds.js';
+import { guard } from './guard.js';
 import { MIGRATIONS, SCHEMA_VERSION, SQL } from './schema.js';
 
 export interface SqliteStoreOptions {
@@ -65,16 +66,6 @@ function toMessage(r: MessageRow): StoredMessage {
   return m;
 }
 
-/** Runs `fn`; anything but a PlangateError becomes a `store_failure`. */
-function guard<T>(what: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof PlangateError) throw err;
-    const msg = err instanceof Error ? err.message : String(err);
-    throw new PlangateError(ErrorCode.StoreFailure, `sqlite store: ${what} failed: ${msg}`, [], { cause: err });
-  }
-}
 
 /** Brings the schema to {@link SCHEMA_VERSION}, in one write transaction. */
 function migrate(db: Database.Database): void {
