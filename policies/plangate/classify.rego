@@ -28,8 +28,14 @@ no_delimiter := [" "]
 # rejects such patterns, this keeps a hand-made data document honest too.
 well_formed(pattern) if regex.match(`^[A-Za-z0-9_.:/@*?-]+$`, pattern)
 
+# literal_prefix is the text before a pattern's first wildcard. Every match
+# starts with it, so comparing it first spares glob.match (which compiles the
+# pattern on each call) for patterns that cannot match.
+literal_prefix(pattern) := split(split(pattern, "*")[0], "?")[0]
+
 matching(tool) := [p |
 	some p in object.get(tools, "patterns", [])
+	startswith(tool, literal_prefix(p.pattern))
 	well_formed(p.pattern)
 	glob.match(p.pattern, no_delimiter, tool)
 ]

@@ -128,3 +128,10 @@ test_pattern_with_glob_syntax_never_matches if {
 	]}}
 	classify.class_of("a.b") == "say" with data.plangate.rules as rules
 }
+
+test_literal_prefix_is_the_text_before_the_first_wildcard if {
+	classify.literal_prefix("github.get_*") == "github.get_"
+	classify.literal_prefix("social.publish_?x*") == "social.publish_"
+	classify.literal_prefix("*.search") == ""
+	classify.literal_prefix("fs.read") == "fs.read"
+}
