@@ -118,10 +118,21 @@ export function effectiveRevision(filesRevision: string, rule: SourcedPlanRule |
  * refuseIfWorkspacePinned({ kind: 'workspace' }, process.env); // throws when PLANGATE_WORKSPACE_MODE is set
  */
 export function refuseIfWorkspacePinned(scope: { kind: 'workspace' | 'crew' | 'agent' }, env: NodeJS.ProcessEnv): void {
+  refuseIfPinnedBy(scope, readWorkspaceEnv(env).variables);
+}
+
+/**
+ * The same refusal, from the pinned variables a running plangate reports
+ * (`status().env.pinned`).
+ *
+ * @example
+ * refuseIfPinnedBy({ kind: 'crew', id: 'desk' }, { PLANGATE_WORKSPACE_MODE: 'off' }); // passes: only the workspace rule is pinned
+ */
+export function refuseIfPinnedBy(scope: { kind: 'workspace' | 'crew' | 'agent' }, pinned: Record<string, string>): void {
   if (scope.kind !== 'workspace') return;
-  const pinned = Object.entries(readWorkspaceEnv(env).variables);
-  if (pinned.length === 0) return;
-  const vars = pinned.map(([name, value]) => `${name}=${value}`).join(', ');
+  const entries = Object.entries(pinned);
+  if (entries.length === 0) return;
+  const vars = entries.map(([name, value]) => `${name}=${value}`).join(', ');
   throw new PlangateError(
     ErrorCode.RulesEditRefused,
     `refused: the workspace rule is pinned by the environment (${vars}). The environment overrides the rule files, so this edit would have no effect; change the deployment's environment instead. Crew and agent rules can still be edited.`,

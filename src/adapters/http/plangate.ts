@@ -4,7 +4,7 @@
  * and the runtime status.
  */
 import type { Plangate } from '../../main/open.js';
-import { ErrorCode, PlangateError } from '../../core/errors.js';
+import { refuseIfPinnedBy } from '../../main/env.js';
 import type { PlanRule } from '../../core/types.js';
 import { clearPlanRule, setPlanRule, type EditResult, type RuleScope } from '../../rules/edit.js';
 import type { HttpAppOptions } from './app.js';
@@ -30,14 +30,7 @@ export function httpOptionsFrom(pg: Plangate): Pick<HttpAppOptions, 'gate' | 'or
     return { ...result, revision: inForce()?.revision ?? null, reloaded };
   };
   /** Like the CLI: the workspace rule cannot be edited while the environment pins it (the edit would have no effect). */
-  const refuseIfPinned = (scope: RuleScope): void => {
-    const pinned = Object.entries(pg.status().env?.pinned ?? {});
-    if (scope.kind !== 'workspace' || pinned.length === 0) return;
-    throw new PlangateError(
-      ErrorCode.RulesEditRefused,
-      `refused: the workspace rule is pinned by the environment (${pinned.map(([k, v]) => `${k}=${v}`).join(', ')}). The environment overrides the rule files, so this edit would have no effect; change the deployment's environment instead. Crew and agent rules can still be edited.`,
-    );
-  };
+  const refuseIfPinned = (scope: RuleScope): void => refuseIfPinnedBy(scope, pg.status().env?.pinned ?? {});
   return {
     gate: pg.gate,
     org: pg.store,
