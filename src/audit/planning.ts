@@ -103,17 +103,6 @@ export type PlanningAuditEvent =
   | PlanningHoldBlocked
   | ReadGuardBlocked;
 
-/** The `type` of every planning audit event. */
-export const PLANNING_EVENT_TYPES: ReadonlySet<string> = new Set<PlanningAuditEvent['type']>([
-  'HoldPlaced',
-  'HoldPlanSubmitted',
-  'HoldPushedBack',
-  'HoldReleased',
-  'HoldUnblocked',
-  'PlanningHoldBlocked',
-  'ReadGuardBlocked',
-]);
-
 /**
  * A fresh copy of a planning event holding only the fields its type declares.
  *

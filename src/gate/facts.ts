@@ -35,7 +35,7 @@ export async function gatherInput(store: FactSource, call: CheckedCall, options:
   const query: CandidateQuery = {
     now: call.now,
     ...(call.runId !== undefined ? { runId: call.runId } : {}),
-    plansBy: [agent, ...upstream].map((seat) => ({ author: seat.id, threads: threadsToFetch(seat) })),
+    plansBy: [{ author: agent.id, threads: ownThreads }, ...upstream.map((seat) => ({ author: seat.id, threads: threadsToFetch(seat) }))],
     ...(options.context ? { context: { threads: ownThreads, author: agent.id, perThread: options.context } } : {}),
   };
   const messages = await store.candidates(query);

@@ -84,6 +84,7 @@ export function aliasBombProblem(file: string, doc: Document.Parsed, at: (o: num
   };
 }
 
-function rangeOf(node: unknown): number | undefined {
+/** Where a YAML node starts (its source offset), if it has a range. */
+export function rangeOf(node: unknown): number | undefined {
   return (node as { range?: number[] } | null | undefined)?.range?.[0];
 }

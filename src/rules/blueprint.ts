@@ -12,7 +12,7 @@ import { isScalar } from 'yaml';
 import { ErrorCode, formatProblem, PlangateError, type Problem } from '../core/errors.js';
 import type { PlanRule } from '../core/types.js';
 import { decodeRuleText } from './decode.js';
-import { deref, parseRuleFile, parseRuleYaml, walk, isRecord } from './parse.js';
+import { deref, parseRuleFile, walk, isRecord } from './parse.js';
 import { MAX_RULE_FILE_BYTES, describeIoError } from './read.js';
 import { rulesSchema, validateParsed } from './schema.js';
 
@@ -63,8 +63,7 @@ export function parseBlueprint(file: string, text: string | Uint8Array): { bluep
   const { parsed, problems } = parseRuleFile(label, source);
   if (!parsed) return { problems };
   // Ids are read as written (0x10 stays the text "0x10"), as in rule files.
-  const { doc } = parseRuleYaml(source);
-  const data = parsed.data;
+  const { doc, data } = parsed;
   if (isRecord(data)) {
     const asWritten = (at: Array<string | number>): string | undefined => {
       const node = deref(doc, walk(doc, at).node);

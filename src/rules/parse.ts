@@ -8,7 +8,7 @@
  */
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Pair, type YAMLError } from 'yaml';
 import type { Problem } from '../core/errors.js';
-import { aliasBombProblem, checkAliases, MAX_ALIAS_COUNT } from './aliases.js';
+import { aliasBombProblem, checkAliases, MAX_ALIAS_COUNT, rangeOf } from './aliases.js';
 
 /** Parse options shared by loading and editing. */
 export const YAML_OPTIONS = {
@@ -34,6 +34,8 @@ export interface ParsedRuleFile {
   data: unknown;
   /** Where the node at `path` (or its key) starts; the nearest existing ancestor if it is missing. */
   locate(path: readonly PathSegment[], part?: 'key' | 'value'): Pos;
+  /** The parsed document, for reading scalars as written. */
+  doc: Document;
 }
 
 /** A parsed YAML document with its own line counter. */
@@ -86,7 +88,7 @@ export function parseRuleFile(file: string, text: string): { parsed?: ParsedRule
     if (start !== undefined && !isEmptyScalar(node)) return at(start);
     return at(rangeOf(pair?.key) ?? start ?? 0);
   };
-  return { parsed: { file, data, locate }, problems: [] };
+  return { parsed: { file, data, locate, doc }, problems: [] };
 }
 
 function yamlProblem(file: string, doc: Document.Parsed, at: (o: number) => Pos, e: YAMLError): Problem {
@@ -170,10 +172,6 @@ export function walk(doc: Document, path: readonly PathSegment[]): { node: unkno
  */
 export function deref(doc: Document, node: unknown): unknown {
   return isAlias(node) ? node.resolve(doc) : node;
-}
-
-function rangeOf(node: unknown): number | undefined {
-  return (node as { range?: [number, number, number] } | null | undefined)?.range?.[0];
 }
 
 function isEmptyScalar(node: unknown): boolean {

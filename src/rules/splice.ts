@@ -10,6 +10,7 @@
  * re-rendered document is used, which is still correct, only noisier.
  */
 import { isCollection, isMap, type Document, type Pair } from 'yaml';
+import { rangeOf } from './aliases.js';
 import { parseRuleYaml, walk, type PathSegment } from './parse.js';
 
 /** How edited documents are rendered: no folding of long lines. */
@@ -76,8 +77,8 @@ function splicePairLines(original: string, doc: Document, canon: string, canonDo
   const o = walk(doc, path);
   const c = walk(canonDoc, path);
   if (!o.found || !c.found || !o.pair || !c.pair) return undefined;
-  const oKey = startOf(o.pair.key);
-  const cKey = startOf(c.pair.key);
+  const oKey = rangeOf(o.pair.key);
+  const cKey = rangeOf(c.pair.key);
   const oEnd = endOf(o.pair);
   const cEnd = endOf(c.pair);
   if (oKey === undefined || cKey === undefined || oEnd === undefined || cEnd === undefined) return undefined;
@@ -99,9 +100,9 @@ function insertPairLines(original: string, doc: Document, canon: string, canonDo
   const added = canonMap.items[index];
   if (index < 1 || !prev || !first || !added) return undefined;
   const prevEnd = endOf(prev);
-  const firstKey = startOf(first.key);
-  const canonFirstKey = startOf(canonMap.items[0]?.key);
-  const addedKey = startOf(added.key);
+  const firstKey = rangeOf(first.key);
+  const canonFirstKey = rangeOf(canonMap.items[0]?.key);
+  const addedKey = rangeOf(added.key);
   const addedEnd = endOf(added);
   if ([prevEnd, firstKey, canonFirstKey, addedKey, addedEnd].some((x) => x === undefined)) return undefined;
   const piece = canon.slice(lineStart(canon, addedKey as number), lineEndAfter(canon, addedEnd as number));
@@ -117,7 +118,7 @@ function insertPairLines(original: string, doc: Document, canon: string, canonDo
  * separated it from the next entry go too.
  */
 function deletePairLines(original: string, pair: Pair, withCommentAbove: boolean, wasFirst: boolean): string | undefined {
-  const key = startOf(pair.key);
+  const key = rangeOf(pair.key);
   const end = endOf(pair);
   if (key === undefined || end === undefined) return undefined;
   let start = lineStart(original, key);
@@ -159,10 +160,6 @@ function reindent(text: string, delta: number, from: number): string {
       return line.slice(remove);
     })
     .join('\n');
-}
-
-function startOf(node: unknown): number | undefined {
-  return (node as { range?: number[] } | null | undefined)?.range?.[0];
 }
 
 function endOf(pair: Pair): number | undefined {

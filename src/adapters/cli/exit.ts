@@ -14,7 +14,7 @@ export const EXIT = {
 /** Errors that are a refused call (thrown by `guard`): exit 3, like a refusal from `decide`. */
 const REFUSALS: ReadonlySet<string> = new Set([ErrorCode.PlanRequired, ErrorCode.PlanningHold, ErrorCode.ReadGuard]);
 
-/** Exit status for an error; every error is 1, the mapping is kept here so adapters stay uniform. */
+/** Exit status for an error: 3 for a refused call thrown by `guard`, 1 for anything else. */
 export function exitFor(error: unknown): number {
   if (error instanceof PlangateError && REFUSALS.has(error.code)) return EXIT.refused;
   return EXIT.error;

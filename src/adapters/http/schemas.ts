@@ -20,11 +20,6 @@ for (const file of readdirSync(HTTP_SCHEMAS).filter((f) => f.endsWith('.schema.j
   byName.set(file.replace(/\.schema\.json$/, ''), ajv.getSchema(schema.$id) as ValidateFunction);
 }
 
-/** The names of the schemas in `schemas/http/` (file names without `.schema.json`). */
-export function schemaNames(): string[] {
-  return [...byName.keys()];
-}
-
 /**
  * Checks `value` against the named schema; throws `invalid_input` listing
  * every problem, each with its JSON pointer and a message naming the field.

@@ -74,17 +74,7 @@ function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
 }
 
 function copy(row: Row): StoredMessage {
-  const m: StoredMessage = {
-    id: row.id,
-    thread: row.thread,
-    author: row.author,
-    authorKind: row.authorKind,
-    kind: row.kind,
-    body: row.body,
-    at: row.at,
-  };
-  if (row.runId !== undefined) m.runId = row.runId;
-  return m;
+  return { ...toFact(row), body: row.body };
 }
 
 /**

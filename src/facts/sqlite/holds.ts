@@ -83,7 +83,6 @@ export function createSqliteHolds(db: Database.Database): HoldStore {
     link: db.prepare<[number, number | bigint, HoldMessageRole]>(HOLD_SQL.link),
     listActive: db.prepare<[number], HoldRow>(HOLD_SQL.listActive),
     listAll: db.prepare<[number], HoldRow>(HOLD_SQL.listAll),
-    listAgentActive: db.prepare<[string], HoldRow>(HOLD_SQL.listAgentActive),
     listAgentAll: db.prepare<[string, number], HoldRow>(HOLD_SQL.listAgentAll),
     holdMessages: db.prepare<[number, number], LinkRow>(HOLD_SQL.holdMessages),
     insertMessage: db.prepare<[string, string, AuthorKind, string, string, number, string | null]>(SQL.insertMessage),
@@ -138,7 +137,7 @@ export function createSqliteHolds(db: Database.Database): HoldStore {
       return guard('listHolds', () => {
         const q = checkHoldQuery(query);
         const rows = q.agent !== undefined
-          ? q.all ? st.listAgentAll.all(q.agent, q.limit) : st.listAgentActive.all(q.agent).slice(0, q.limit)
+          ? q.all ? st.listAgentAll.all(q.agent, q.limit) : st.activeHold.all(q.agent).slice(0, q.limit)
           : q.all ? st.listAll.all(q.limit) : st.listActive.all(q.limit);
         return rows.map(toHold);
       });

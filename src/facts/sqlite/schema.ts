@@ -167,7 +167,6 @@ export const HOLD_SQL = {
   link: `INSERT INTO hold_messages (hold_id, message_id, role) VALUES (?, ?, ?)`,
   listActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE state = 'active' ORDER BY id DESC LIMIT ?`,
   listAll: `SELECT ${HOLD_COLUMNS} FROM holds ORDER BY id DESC LIMIT ?`,
-  listAgentActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ? AND state = 'active'`,
   listAgentAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ? ORDER BY id DESC LIMIT ?`,
   holdMessages: `SELECT l.role, m.id, m.thread, m.author, m.author_kind, m.kind, m.body, m.at, m.run_id
     FROM hold_messages AS l JOIN messages AS m ON m.id = l.message_id

@@ -52,11 +52,6 @@ function describeRule(r: SourcedPlanRule): string {
   return `${parts.map(([, text]) => text).join(', ')}  (${r.source})`;
 }
 
-/** Refuses an edit of the workspace rule while `PLANGATE_WORKSPACE_*` pins it: the edit would have no effect. */
-function refuseIfPinned(scope: RuleScope, io: Io): void {
-  refuseIfWorkspacePinned(scope, io.env);
-}
-
 function describeSetting(name: string, s: SettingSource<unknown>): string {
   const where = s.scope === 'default' ? 'default'
     : s.scope === 'workspace' ? `workspace rule, ${s.source}`
@@ -121,7 +116,7 @@ export function registerPlanRequired(program: Command, { io, wrap }: CommandCont
     .option('--shadow', 'shadow mode (enforce: false): would-be refusals are audited and counted, the calls go through')
     .action(wrap(async (opts: ScopeOptions & { mode: Mode; windowMin?: number; acceptUpstream?: boolean; shadow?: boolean }, cmd: Command) => {
       const scope = scopeOf(opts);
-      refuseIfPinned(scope, io);
+      refuseIfWorkspacePinned(scope, io.env);
       const rule: PlanRule = {
         mode: opts.mode,
         ...(opts.windowMin !== undefined ? { windowMin: opts.windowMin } : {}),
@@ -137,7 +132,7 @@ export function registerPlanRequired(program: Command, { io, wrap }: CommandCont
     .description('remove the rule of one scope, so it inherits again')
     .action(wrap(async (opts: ScopeOptions, cmd: Command) => {
       const scope = scopeOf(opts);
-      refuseIfPinned(scope, io);
+      refuseIfWorkspacePinned(scope, io.env);
       const result = await clearPlanRule(rulesDir(cmd, io), scope);
       io.out(result.changed ? `cleared: ${label(scope)} in ${result.file}` : `no rule for ${label(scope)}; nothing to clear`);
       return EXIT.ok;
