@@ -39,7 +39,7 @@ pr_detail := {"code": pr.code} if {
 
 checks := {
 	"readGuard": read_guard.verdict,
-	"planningHold": hold.verdict,
+	"planningHold": object.union(hold.verdict, {"channelCall": channel_call}),
 	"planRequired": pr_verdict,
 }
 

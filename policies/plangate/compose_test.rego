@@ -51,7 +51,7 @@ test_plan_required_decides_when_nothing_earlier_refuses if {
 	d.check == "plan_required"
 	d.code == "plan_required:github.merge_pull_request:none"
 	d.reason == "none"
-	d.checks.planningHold == {"held": false, "refused": false, "channel": "review.send"}
+	d.checks.planningHold == {"held": false, "refused": false, "channel": "review.send", "channelCall": false}
 }
 
 test_allowed_when_every_check_passes if {
@@ -81,6 +81,7 @@ test_the_reviewer_channel_never_needs_a_plan if {
 		not d.message
 		not d.reason
 		d.checks.planRequired == {"allowed": false, "gated": true, "exempt": "reviewer_channel"}
+		d.checks.planningHold.channelCall == true
 	}
 }
 

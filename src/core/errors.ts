@@ -92,6 +92,20 @@ export function toError(thrown: unknown): Error {
 }
 
 /**
+ * The code of a refused (or shadow-refused) decision. The policy always sets
+ * it and the engine rejects a refusal without one; the fallback only keeps
+ * the type total.
+ *
+ * @example
+ * refusalCode({ tool: 'x', code: 'plan_required:x:stale' }) // 'plan_required:x:stale'
+ */
+export function refusalCode(decision: { code?: string; tool: string; check?: string }): string {
+  if (decision.code !== undefined) return decision.code;
+  const check = decision.check ?? 'plan_required';
+  return `${check}:${decision.tool}${check === 'plan_required' ? ':none' : ''}`;
+}
+
+/**
  * Thrown by `gate.guard()` when plan-required refuses a call; the effect was
  * not started. `code` is always `plan_required`; the refusal's own code
  * (`plan_required:<tool>:<none|stale>`) is `refusal`.
@@ -102,9 +116,9 @@ export class PlanRequiredError extends PlangateError {
   readonly reason: 'none' | 'stale';
 
   constructor(decision: { code?: string; tool: string; reason?: 'none' | 'stale'; message?: string }) {
-    super(ErrorCode.PlanRequired, decision.message ?? decision.code ?? 'plan required');
+    super(ErrorCode.PlanRequired, decision.message ?? refusalCode(decision));
     this.name = 'PlanRequiredError';
-    this.refusal = decision.code ?? `plan_required:${decision.tool}:none`;
+    this.refusal = refusalCode(decision);
     this.tool = decision.tool;
     this.reason = decision.reason ?? 'none';
   }
@@ -124,9 +138,9 @@ export class CallRefusedError extends PlangateError {
   readonly tool: string;
 
   constructor(code: typeof ErrorCode.PlanningHold | typeof ErrorCode.ReadGuard, decision: { code?: string; tool: string; message?: string }) {
-    super(code, decision.message ?? decision.code ?? code);
+    super(code, decision.message ?? refusalCode({ ...decision, check: code }));
     this.name = 'CallRefusedError';
-    this.refusal = decision.code ?? `${code}:${decision.tool}`;
+    this.refusal = refusalCode({ ...decision, check: code });
     this.tool = decision.tool;
   }
 }

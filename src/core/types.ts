@@ -312,6 +312,8 @@ export interface CheckVerdicts {
     refused: boolean;
     /** The agent's reviewer channel (a call to it is a plan for the reviewer). */
     channel: string;
+    /** Whether this call is to the reviewer channel (the host records the plan instead of forwarding it). */
+    channelCall: boolean;
     /** Why the tool stays open during the hold. */
     exempt?: 'whitelist' | 'reviewer_channel';
     hold?: { id: string; kind: HoldKind };

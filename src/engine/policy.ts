@@ -159,6 +159,8 @@ function isDecision(value: unknown): value is Decision {
     value !== null &&
     typeof (value as Decision).allowed === 'boolean' &&
     typeof (value as Decision).tool === 'string' &&
-    Array.isArray((value as Decision).candidates)
+    Array.isArray((value as Decision).candidates) &&
+    // A refusal always carries its code and instruction.
+    ((value as Decision).allowed || (typeof (value as Decision).code === 'string' && typeof (value as Decision).message === 'string'))
   );
 }

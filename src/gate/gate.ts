@@ -3,7 +3,7 @@
  * audit a refusal. It declares the narrow interfaces it needs; the
  * composition root (src/main) picks the concrete store, engine and sink.
  */
-import { ErrorCode, PlangateError, toError } from '../core/errors.js';
+import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
 import type { Call, Decision, EffectiveSettings, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
 import type { AuditEvent, AuditSink, PlanRequiredBlocked } from '../audit/port.js';
@@ -160,7 +160,7 @@ export function blockedEvent(input: PolicyInput, decision: Decision): PlanRequir
     tool: decision.tool,
     toolClass: decision.class,
     mode: rule.value,
-    code: decision.code ?? `plan_required:${decision.tool}:none`,
+    code: refusalCode(decision),
     runId: input.call.runId ?? null,
     rule: {
       scope: rule.scope,

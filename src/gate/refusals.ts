@@ -4,7 +4,7 @@
  * of a refusal, and pick the error `guard()` throws. Which check refused is
  * the policy's answer (`decision.check`); nothing here re-decides.
  */
-import { CallRefusedError, ErrorCode, PlanRequiredError } from '../core/errors.js';
+import { CallRefusedError, ErrorCode, PlanRequiredError, refusalCode } from '../core/errors.js';
 import type { Decision, PolicyInput } from '../core/types.js';
 import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
@@ -32,7 +32,7 @@ function common(input: PolicyInput, decision: Decision) {
     agent: input.agent.id,
     crew: input.agent.crews[0] ?? null,
     tool: decision.tool,
-    code: decision.code ?? `${decision.check}:${decision.tool}`,
+    code: refusalCode(decision),
     runId: input.call.runId ?? null,
   };
 }

@@ -5,6 +5,7 @@
  * caller may act, it is missing a step.
  */
 import type { Check, Decision, Mode, ScopeKind, ToolClass } from '../../core/types.js';
+import { refusalCode } from '../../core/errors.js';
 
 /** HTTP status of a refused call: the caller may act, it is missing a step. */
 export const REFUSED_STATUS = 409;
@@ -39,7 +40,7 @@ export function refusalBody(decision: Decision): RefusalBody {
   return {
     allowed: false,
     check,
-    code: decision.code ?? `${check}:${decision.tool}${check === 'plan_required' ? ':none' : ''}`,
+    code: refusalCode({ ...decision, check }),
     ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
     message: decision.message ?? 'plan required',
     tool: decision.tool,
