@@ -96,7 +96,8 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     audit,
     ...(options.clock ? { clock: options.clock } : {}),
     onDecision: (decision) => runtime.recordDecision(decision),
-    onStoreError: (error, call) => log(`plangate: the store failed; ${call.agent} → ${call.tool} fails open: ${error instanceof Error ? error.message : String(error)}`),
+    // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
+    onStoreError: () => {},
   });
   let watcher: PolicyWatcher | undefined;
   if (options.watch) {
