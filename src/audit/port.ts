@@ -67,3 +67,26 @@ export interface AuditSink {
   /** Flushes and releases the sink; records after close fail. */
   close?(): Promise<void>;
 }
+
+/** Which audit events to read back: every filter is optional; newest first. */
+export interface AuditQuery {
+  type?: AuditEventType | AuditEventType[];
+  agent?: string;
+  crew?: string;
+  tool?: string;
+  /** `read_guard`, `planning_hold` or `plan_required`. */
+  check?: string;
+  code?: string;
+  /** Only shadow-mode would-be refusals (true) or only real ones (false). */
+  shadow?: boolean;
+  /** ISO-8601 or epoch ms bounds on `time`, inclusive. */
+  since?: number;
+  until?: number;
+  /** At most this many events (default 100, at most 1000). */
+  limit?: number;
+}
+
+/** A sink whose events can be read back (the JSONL file, memory, a PostgreSQL table). */
+export interface AuditReader {
+  query(query: AuditQuery): Promise<AuditEvent[]>;
+}

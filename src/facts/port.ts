@@ -5,7 +5,7 @@
  *
  * Every method is async so that a networked driver fits the same port.
  */
-import type { HoldKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../core/types.js';
+import type { Delegation, HoldKind, Lineage, MessageFact, NewDelegation, NewMessage, NewRun, Run, StoredMessage } from '../core/types.js';
 
 export interface Crew {
   id: string;
@@ -129,6 +129,35 @@ export interface HoldStore {
   listHolds(query?: HoldQuery): Promise<Hold[]>;
   /** The messages linked to a hold, oldest first, at most `limit` (default 100, at most 1000). */
   holdMessages(holdId: string, limit?: number): Promise<Array<{ role: HoldMessageRole; message: StoredMessage }>>;
+}
+
+/**
+ * The runs half of the store. Runs are started and ended by a trusted party
+ * (host, CLI, operator, orchestrator), never by the agent's own token.
+ */
+export interface RunStore {
+  /** Starts a run. Fails with `conflict` when a run with that id exists. */
+  startRun(run: NewRun): Promise<Run>;
+  /** Ends an open run. Fails with `not_found` for an unknown id; ending an ended run returns it unchanged. */
+  endRun(id: string, end: { by: string; at?: number }): Promise<Run>;
+  /** One indexed lookup by id. */
+  getRun(id: string): Promise<Run | undefined>;
+  /** Runs of a seat, newest first, at most `limit` (default 100, at most 1000). */
+  listRuns(query?: { seat?: string; limit?: number }): Promise<Run[]>;
+}
+
+/** The delegations half of the store. */
+export interface DelegationStore {
+  /** Records a delegation. Fails with `invalid_input` when manager and worker are the same seat. */
+  delegate(delegation: NewDelegation): Promise<Delegation>;
+  /** Revokes a delegation. Fails with `not_found` for an unknown id. */
+  revokeDelegation(id: string, at?: number): Promise<Delegation>;
+  /**
+   * The live delegations to `worker` at `now` (not revoked, not expired, and
+   * for `runId` or for any run), newest first; one indexed lookup.
+   */
+  delegationsTo(worker: string, now: number, runId?: string): Promise<Delegation[]>;
+  getDelegation(id: string): Promise<Delegation | undefined>;
 }
 
 export interface Store extends OrgStore, MessageStore, HoldStore {

@@ -1,0 +1,28 @@
+/**
+ * A call to be decided, as a host or an adapter hands it to the gate.
+ */
+
+/**
+ * A tool call to be decided.
+ *
+ * @example
+ * const call: Call = { agent: '0xWORKER', tool: 'github.merge_pull_request', runId: 'run-7' };
+ */
+export interface Call {
+  /** The acting agent (seat) id. */
+  agent: string;
+  /** The tool name, e.g. `github.merge_pull_request`. */
+  tool: string;
+  /** The run this call belongs to; a plan tagged with the same run counts however old. */
+  runId?: string;
+  /** The delegation chain, nearest manager first. */
+  delegatedBy?: string[];
+  /** When the call happens; defaults to now. A Date, epoch milliseconds or an ISO-8601 string. */
+  at?: Date | number | string;
+  /**
+   * The call's arguments as the policy should see them (at most 64 keys and
+   * 64 KiB as JSON). The read guard reads the path and range arguments the
+   * rules name; a host may leave out large values such as file contents.
+   */
+  args?: Record<string, unknown>;
+}

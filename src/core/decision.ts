@@ -1,0 +1,167 @@
+/**
+ * The policy's answer: decisions, the settings in force with their sources,
+ * candidates, and each check's verdict.
+ */
+import type { MessageFact, HoldKind, FileFact } from './facts.js';
+import type { Mode, ScopeKind, ToolClass } from './rules.js';
+
+/** Where one effective setting came from. */
+export interface SettingSource<T> {
+  value: T;
+  /** `default` when no rule sets it. */
+  scope: ScopeKind | 'default';
+  /** The crew or agent id, for crew and agent scopes. */
+  id?: string;
+  /** `file:line:col` of the rule, when a rule sets it. */
+  source?: string;
+}
+
+/** The plan-required settings in force for one seat. */
+export interface EffectiveSettings {
+  mode: SettingSource<Mode>;
+  windowMin: SettingSource<number>;
+  acceptUpstream: SettingSource<boolean>;
+  /** False in shadow mode: would-be refusals go through (see `Decision.shadow`). */
+  enforce: SettingSource<boolean>;
+}
+
+/** Why a candidate message did not count as a plan. */
+export type CandidateReason =
+  | 'not_plan'
+  | 'human_author'
+  | 'other_author'
+  | 'upstream_not_accepted'
+  | 'wrong_thread'
+  | 'stale'
+  | 'future';
+
+/** One message the policy considered, and why it did or did not count. */
+export interface Candidate extends MessageFact {
+  counts: boolean;
+  reasons: CandidateReason[];
+  ageMs: number;
+  sameRun: boolean;
+}
+
+/** The plan that satisfied the gate. */
+export interface SatisfyingPlan extends MessageFact {
+  via: 'fresh' | 'same_run';
+}
+
+/** The checks a call goes through, in this order; the first that refuses decides. */
+export const CHECKS = ['read_guard', 'planning_hold', 'plan_required'] as const;
+export type Check = (typeof CHECKS)[number];
+
+/** Where a planning-gate setting came from. */
+export interface PlanningSettingSource<T> {
+  value: T;
+  from: 'profile' | 'defaults' | 'builtin';
+  /** The profile's name, when it came from one. */
+  profile?: string;
+  source?: string;
+}
+
+/** The planning-gate settings in force for one seat, and the profile it uses. */
+export interface EffectivePlanningSettings {
+  /** `name` is null when no agent or crew picks a profile for the seat. */
+  profile: { name: string | null; scope: 'agent' | 'crew' | 'default'; id?: string; source?: string };
+  enabled: PlanningSettingSource<boolean>;
+  whitelist: PlanningSettingSource<string[]>;
+  reviewerChannel: PlanningSettingSource<string>;
+  readGuardMaxBytes: PlanningSettingSource<number>;
+}
+
+/** Whether a hold may be placed now (the policy's `hold_allowed`). */
+export interface HoldAllowed {
+  allowed: boolean;
+  kind: HoldKind;
+  enabled: PlanningSettingSource<boolean>;
+  /** When refused: `planning_gate_off` or `already_held`. */
+  code?: string;
+  message?: string;
+}
+
+/** How far the read guard got: only `over` refuses. */
+export type ReadGuardStatus =
+  | 'off'
+  | 'not_listed'
+  | 'not_read'
+  | 'no_path'
+  | 'ranged'
+  | 'needs_size'
+  | 'not_a_file'
+  | 'over'
+  | 'under';
+
+/** Each check's own verdict on a call, whichever decided it. */
+export interface CheckVerdicts {
+  readGuard: {
+    status: ReadGuardStatus;
+    applies: boolean;
+    refused: boolean;
+    maxBytes: number;
+    path?: string;
+    file?: FileFact;
+  };
+  planningHold: {
+    held: boolean;
+    refused: boolean;
+    /** The agent's reviewer channel (a call to it is a plan for the reviewer). */
+    channel: string;
+    /** Whether this call is to the reviewer channel (the host records the plan instead of forwarding it). */
+    channelCall: boolean;
+    /** Why the tool stays open during the hold. */
+    exempt?: 'whitelist' | 'reviewer_channel';
+    hold?: { id: string; kind: HoldKind };
+  };
+  planRequired: {
+    allowed: boolean;
+    gated: boolean;
+    code?: string;
+    /** The reviewer channel is never refused by plan-required: sending a plan never needs a plan. */
+    exempt?: 'reviewer_channel';
+  };
+}
+
+/** The answer for one call. A refusal is a normal decision, not an error. */
+export interface Decision {
+  allowed: boolean;
+  tool: string;
+  class: ToolClass;
+  /** Whether plan-required applies to this call at all. */
+  gated: boolean;
+  agent: string;
+  agentKnown: boolean;
+  settings: EffectiveSettings;
+  /** Present when refused: the check that refused (the first in {@link CHECKS} order). */
+  check?: Check;
+  /**
+   * Present when refused: `read_guard:<tool>`, `planning_hold:<tool>` or
+   * `plan_required:<tool>:<none|stale>`.
+   */
+  code?: string;
+  reason?: 'none' | 'stale';
+  /** Present when refused: what is refused and why, and what to do. */
+  message?: string;
+  /** Present when allowed because of a plan. */
+  plan?: SatisfyingPlan;
+  candidates: Candidate[];
+  /** Every check's own verdict (absent only from a fail-open decision). */
+  checks?: CheckVerdicts;
+  /**
+   * A fact the policy needs before its answer is final: the size of the file
+   * a whole-file read names. The gate gathers it and decides again.
+   */
+  needs?: { file: { arg: string; path: string } };
+  /**
+   * Present when the rules or the policy could not be loaded: the call went
+   * through as if the mode were off, and this says why.
+   */
+  failOpen?: { reason: string };
+  /**
+   * Shadow mode: true when the rule in force does not enforce (`enforce:
+   * false`) and the call would have been refused. The call is allowed;
+   * `code`, `reason` and `message` say what would have happened.
+   */
+  shadow?: boolean;
+}

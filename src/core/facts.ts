@@ -1,0 +1,151 @@
+/**
+ * The facts the policy is given: messages, lineages, holds, files, runs and
+ * delegations, and the policy input built from them. Every fact has a party
+ * entitled to assert it (see the README's trust model).
+ */
+
+/** Who wrote a message. */
+export type AuthorKind = 'agent' | 'human';
+
+/** A message as posted (`say`). Posting is never an effect. */
+export interface NewMessage {
+  /** `agent:<id>`, `crew:<id>` or `org`. */
+  thread: string;
+  author: string;
+  authorKind: AuthorKind;
+  /** `plan`, `note`, or any other word. Only `plan` can satisfy plan-required. */
+  kind: string;
+  body: string;
+  /** Epoch milliseconds; defaults to now. */
+  at?: number;
+  runId?: string;
+}
+
+/** A stored message. */
+export interface StoredMessage extends Omit<NewMessage, 'at'> {
+  id: string;
+  at: number;
+}
+
+/** What the policy sees of a message: never its body. */
+export interface MessageFact {
+  id: string;
+  thread: string;
+  author: string;
+  authorKind: AuthorKind;
+  kind: string;
+  at: number;
+  runId?: string;
+}
+
+/** An agent's place in the org: its crew and every ancestor crew, nearest first. */
+export interface Lineage {
+  id: string;
+  /** False when the org does not know this agent. */
+  known: boolean;
+  crews: string[];
+}
+
+/** What the policy sees of an agent's active planning hold. */
+export interface HoldFact {
+  id: string;
+  kind: HoldKind;
+  task: string | null;
+  placedBy: string;
+  placedAt: number;
+  /** Plans sent through the reviewer channel so far, and the reviewer's push-backs. */
+  plans: number;
+  pushBacks: number;
+}
+
+/** Who placed a hold: the reviewer (only where the planning gate is on) or an operator on demand. */
+export type HoldKind = 'reviewer' | 'on_demand';
+
+/**
+ * What the host found at the path a read names, resolved against its base
+ * directory with symlinks followed. `path` is the argument as given.
+ */
+export type FileFact =
+  | { path: string; resolved: string; kind: 'file'; size: number }
+  | { path: string; resolved: string; kind: 'missing' | 'other' };
+
+/** The policy input: the facts gathered for one call. */
+export interface PolicyInput {
+  /** Decision time, epoch milliseconds. */
+  now: number;
+  call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown> };
+  agent: Lineage;
+  /** The delegation chain's lineages, in `delegatedBy` order. */
+  upstream: Lineage[];
+  messages: MessageFact[];
+  /** The agent's active planning hold, when it is held. */
+  hold?: HoldFact;
+  /** The file a whole-file read names, once the decision asked for it (`Decision.needs`). */
+  file?: FileFact;
+}
+
+/**
+ * A run: one flow of work by one seat, started and ended by a trusted party
+ * (the host in-process, the CLI, an operator or an orchestrator over HTTP),
+ * never by the agent it belongs to. A plan tagged with a run counts however
+ * old only while the run is open, for the run's own seat (or its recorded
+ * delegation chain), and only if it was posted after the run started.
+ */
+export interface Run {
+  id: string;
+  /** The seat the run belongs to. */
+  seat: string;
+  /** The delegation the run was started under, when it is a delegated run. */
+  delegationId: string | null;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  /** When the run ends by itself (epoch ms): a run is bounded even when nobody ends it. */
+  expiresAt: number;
+  /** When it was ended, or null while it has not been. */
+  endedAt: number | null;
+  /** Who started it (a principal name such as `operator:ci` or `host`). */
+  startedBy: string;
+  endedBy: string | null;
+}
+
+/** A run to start. */
+export interface NewRun {
+  /** Defaults to a new random id. */
+  id?: string;
+  seat: string;
+  delegationId?: string;
+  startedBy: string;
+  /** Epoch milliseconds; defaults to now. */
+  startedAt?: number;
+  expiresAt: number;
+}
+
+/**
+ * A recorded delegation: `manager` hands work to `worker`, optionally for one
+ * run and until an expiry. Recorded by the manager's own credential, the host,
+ * the CLI or an operator; a call's claimed `delegatedBy` counts only as far as
+ * it matches live delegations.
+ */
+export interface Delegation {
+  id: string;
+  manager: string;
+  worker: string;
+  /** The run the delegation is for, or null for any run. */
+  runId: string | null;
+  createdAt: number;
+  /** Epoch milliseconds, or null for no expiry. */
+  expiresAt: number | null;
+  revokedAt: number | null;
+  createdBy: string;
+}
+
+/** A delegation to record. */
+export interface NewDelegation {
+  id?: string;
+  manager: string;
+  worker: string;
+  runId?: string;
+  createdBy: string;
+  createdAt?: number;
+  expiresAt?: number;
+}
