@@ -1,5 +1,5 @@
 /**
- * Least disclosure for `/v1/explain` with an agent's token: the agent sees
+ * Least disclosure for `/v1/explain` and `/v1/decide` with an agent's token: the agent sees
  * its own facts only — its lineage, its own messages, its own run and the
  * delegations made to it — never another seat's lineage, messages or plan
  * times. An operator sees everything.
@@ -26,12 +26,19 @@ export function explainForSeat(seat: string, decision: Decision, input: PolicyIn
     ...(run && run.seat === seat ? { run } : {}),
     ...(delegations ? { delegations: delegations.filter((d) => d.worker === seat) } : {}),
   };
-  const { plan, ...decisionRest } = decision;
+  return { decision: decisionForSeat(seat, decision), input: shownInput };
+}
+
+/**
+ * A decision as an agent may see it: its own candidates only, and of a
+ * plan by another seat that counted, only whose it was and how it counted.
+ *
+ * @example
+ * decisionForSeat('0xWORKER', decision).candidates.every((c) => c.author === '0xWORKER') // true
+ */
+export function decisionForSeat(seat: string, decision: Decision): Decision {
+  const own = (m: { author: string; authorKind: string }): boolean => m.author === seat && m.authorKind === 'agent';
+  const { plan, ...rest } = decision;
   const shownPlan: SatisfyingPlan | OthersPlan | undefined = plan && !own(plan) ? { author: plan.author, via: plan.via } : plan;
-  const shownDecision = {
-    ...decisionRest,
-    candidates: decision.candidates.filter(own),
-    ...(shownPlan ? { plan: shownPlan as SatisfyingPlan } : {}),
-  };
-  return { decision: shownDecision, input: shownInput };
+  return { ...rest, candidates: decision.candidates.filter(own), ...(shownPlan ? { plan: shownPlan as SatisfyingPlan } : {}) };
 }
