@@ -11,16 +11,12 @@
 import type { Command } from 'commander';
 import type { Delegation, Run } from '../../../core/types.js';
 import { EXIT } from '../exit.js';
-import { json, type Io } from '../io.js';
+import { json } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { withPlangate } from '../shared.js';
+import { actor, withPlangate } from '../shared.js';
 
 const MINUTE = 60_000;
 
-/** Who is acting: $PLANGATE_USER, else $USER, else "cli". */
-function actor(io: Io, by: string | undefined): string {
-  return by ?? io.env['PLANGATE_USER'] ?? io.env['USER'] ?? 'cli';
-}
 
 const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -56,7 +52,7 @@ export function registerRuns(program: Command, { io, wrap }: CommandContext): vo
     .action(wrap(async (opts: { seat: string; id?: string; delegation?: string; ttlMinutes?: number; by?: string; json?: boolean }, cmd: Command) =>
       withPlangate(cmd, io, async (pg) => {
         const r = await pg.gate.runs.start({
-          seat: opts.seat, by: actor(io, opts.by),
+          seat: opts.seat, by: actor(io, opts.by, 'cli'),
           ...(opts.id !== undefined ? { id: opts.id } : {}),
           ...(opts.delegation !== undefined ? { delegationId: opts.delegation } : {}),
           ...(opts.ttlMinutes !== undefined ? { ttlMs: opts.ttlMinutes * MINUTE } : {}),
@@ -72,7 +68,7 @@ export function registerRuns(program: Command, { io, wrap }: CommandContext): vo
     .option('--json', 'print the run as JSON')
     .action(wrap(async (id: string, opts: { by?: string; json?: boolean }, cmd: Command) =>
       withPlangate(cmd, io, async (pg) => {
-        const r = await pg.gate.runs.end(id, { by: actor(io, opts.by) });
+        const r = await pg.gate.runs.end(id, { by: actor(io, opts.by, 'cli') });
         io.out(opts.json ? json(r) : runLine(r, Date.now()));
         return EXIT.ok;
       })));
@@ -108,7 +104,7 @@ export function registerRuns(program: Command, { io, wrap }: CommandContext): vo
       const { manager, worker } = opts;
       return withPlangate(cmd, io, async (pg) => {
         const d = await pg.gate.delegations.record({
-          manager, worker, by: actor(io, opts.by),
+          manager, worker, by: actor(io, opts.by, 'cli'),
           ...(opts.run !== undefined ? { runId: opts.run } : {}),
           ...(opts.ttlMinutes !== undefined ? { ttlMs: opts.ttlMinutes * MINUTE } : {}),
         });
