@@ -20,7 +20,8 @@
  */
 import { closeSync, fdatasync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { AuditEvent, AuditSink } from './port.js';
+import { queryJsonlAudit } from './jsonl-reader.js';
+import type { AuditEvent, AuditQuery, AuditReader, AuditSink } from './port.js';
 import { toAuditRecord } from './record.js';
 
 export interface JsonlAuditSinkOptions {
@@ -28,12 +29,14 @@ export interface JsonlAuditSinkOptions {
   fsync?: boolean;
 }
 
-export interface JsonlAuditSink extends AuditSink {
+export interface JsonlAuditSink extends AuditSink, AuditReader {
   /** The absolute path of the log file. */
   readonly path: string;
   record(event: AuditEvent): Promise<void>;
   /** Waits for pending fdatasyncs, then closes the file. Idempotent. */
   close(): Promise<void>;
+  /** Reads the file back, newest first (see jsonl-reader.ts); works after close too. */
+  query(query?: AuditQuery): Promise<AuditEvent[]>;
 }
 
 /** Whether a non-empty file's last byte is not a newline (a line torn by an earlier crash). */
@@ -145,6 +148,8 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
       }
       return fsync ? synced() : Promise.resolve();
     },
+
+    query: (query?: AuditQuery) => queryJsonlAudit(file, query),
 
     async close(): Promise<void> {
       if (closed) return;
