@@ -143,3 +143,24 @@ export function readerOf(sink: AuditSink | undefined): AuditReader | undefined {
   const query = (sink as Partial<AuditReader> | undefined)?.query;
   return typeof query === 'function' ? { query: (q) => query.call(sink, q) } : undefined;
 }
+
+const DURATION = /^(\d{1,6})(m|h|d)$/;
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * A time bound as people and URLs write it: epoch milliseconds, an
+ * ISO-8601 date or date-time, or a duration back from `now` (`15m`, `24h`,
+ * `7d`). Undefined when the text is none of these.
+ *
+ * @example
+ * parseAuditTime('7d', Date.UTC(2026, 10, 30)) // Date.UTC(2026, 10, 23)
+ * parseAuditTime('2026-11-30T09:00:00Z')        // 1796029200000
+ */
+export function parseAuditTime(text: string, now: number = Date.now()): number | undefined {
+  if (/^\d{1,16}$/.test(text)) return Number(text);
+  const d = DURATION.exec(text);
+  if (d) return now - Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS];
+  if (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) return undefined;
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? undefined : t;
+}

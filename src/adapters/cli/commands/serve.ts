@@ -10,6 +10,7 @@ import { resolvePaths } from '../../../main/config.js';
 import type { GlobalOptions } from '../main.js';
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
+import { consoleRoutes } from '../../console/serve.js';
 import { createHttpApp } from '../../http/app.js';
 import { issueTokens, loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
 import { loadExecutors, type Executors } from '../../http/executors.js';
@@ -92,6 +93,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
           tokens,
           ...(executors ? { executors } : {}),
           ...(opts.bodyLimit !== undefined ? { bodyLimit: opts.bodyLimit } : {}),
+          routes: [consoleRoutes()],
           onError: (error, where) => io.err(`plangate: internal error on ${where.method} ${where.route}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`),
         });
         running = await listen(app, { host: opts.host, port: opts.port });
@@ -100,7 +102,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
         await pg.close();
         throw error;
       }
-      io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${pg.paths.store}, audit ${pg.paths.audit}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
+      io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${pg.paths.store}, audit ${pg.paths.audit}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}; console at ${running.url}/console`);
 
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const on = (s: NodeJS.Signals): void => {
