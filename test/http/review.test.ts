@@ -71,7 +71,7 @@ describe('the review queue', () => {
     expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/push-back', op({ body: 'Which callers change?' }))).status).toBe(201);
     expect((await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: 'plangate.submit_plan', arguments: { plan: 'Two callers: login and refresh.' } } })).status).toBe(200);
     const second = await stream.until((holds) => holds[0]?.messages.length === 3);
-    expect(second[0].messages.map((m: { role: string; author: string; body: string }) => [m.role, m.author, m.body])).toEqual([
+    expect(second[0]!.messages.map((m: { role: string; author: string; body: string }) => [m.role, m.author, m.body])).toEqual([
       ['plan', '0xWORKER', 'Add an API-key branch.'],
       ['pushback', 'ops', 'Which callers change?'],
       ['plan', '0xWORKER', 'Two callers: login and refresh.'],
