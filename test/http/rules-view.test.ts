@@ -64,3 +64,13 @@ describe('as seat', () => {
     expect((await call(s.url, 'GET', `/v1/seats/${encodeURIComponent('bad id!')}`, { token: TOKENS.operator })).status).toBe(400);
   });
 });
+
+describe('GET /v1/whoami', () => {
+  it('names the role and the name of the token presented, never the token', async () => {
+    const op = await call(s.url, 'GET', '/v1/whoami', { token: TOKENS.operator });
+    expect(op.json).toEqual({ role: 'operator', name: 'ops' });
+    expect(op.text).not.toContain(TOKENS.operator);
+    expect((await call(s.url, 'GET', '/v1/whoami', { token: TOKENS.worker })).json).toEqual({ role: 'agent', seat: '0xWORKER', name: 'agent:0xWORKER' });
+    expect((await call(s.url, 'GET', '/v1/whoami', { token: 'wrong-token-0123456789abcdef' })).status).toBe(401);
+  });
+});

@@ -28,6 +28,7 @@ import { registerReviewRoutes } from './routes/review.js';
 import { registerRulesRoutes } from './routes/rules.js';
 import { registerRulesViewRoutes } from './routes/rules-view.js';
 import { registerSayRoutes } from './routes/say.js';
+import { registerWhoamiRoutes } from './routes/whoami.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
 import { checkSchema } from './schemas.js';
 
@@ -46,6 +47,7 @@ export const DEFAULT_ROUTES: ReadonlyArray<RouteModule<HttpDeps>> = [
   registerAuditRoutes,
   registerReviewRoutes,
   registerRulesViewRoutes,
+  registerWhoamiRoutes,
 ];
 
 export interface HttpAppOptions {
