@@ -209,7 +209,9 @@ describe.runIf(browserAvailable())('the console in a browser', () => {
     expect(text).toContain('trading ← desk');
     expect(text).toMatch(/mode\s+side_effects\s+agent rule 0xWORKER · seats\.yaml:\d+:\d+/);
     expect(text).toMatch(/acceptUpstream\s+true\s+crew rule trading · plan-required\.yaml:\d+:\d+/);
-    expect(text).toMatch(/planning profile\s+careful\s+crew rule trading · planning\.yaml:\d+:\d+/);
+    expect(text).toMatch(/planning profile\s+careful\s+crew trading picks it · planning\.yaml:\d+:\d+/);
+    expect(text).toMatch(/readGuardMaxBytes\s+262144\s+profile careful · planning\.yaml:\d+:\d+/);
+    expect(text).toMatch(/whitelist\s+fs\.read_file, github\.get_\*, \*\.search\s+planning-gate defaults · planning\.yaml:\d+:\d+/);
     await screenshot(page, 'rules');
     await page.close();
   });

@@ -29,7 +29,9 @@ export function RefusalChart({ events, since, until }: { events: ChartEvent[]; s
     const b = buckets[i];
     if (b && e.check in b) b[e.check] = (b[e.check] ?? 0) + 1;
   }
-  const max = Math.max(1, ...buckets.map((b) => CHECKS.reduce((s, c) => s + (b[c] ?? 0), 0)));
+  const highest = Math.max(1, ...buckets.map((b) => CHECKS.reduce((s, c) => s + (b[c] ?? 0), 0)));
+  // A top the ticks divide evenly: 1, 2, 4, then multiples of 4.
+  const max = highest <= 2 ? highest : Math.ceil(highest / 4) * 4;
   const innerW = W - PAD.left - PAD.right;
   const innerH = H - PAD.top - PAD.bottom;
   const bw = innerW / n;
@@ -41,7 +43,7 @@ export function RefusalChart({ events, since, until }: { events: ChartEvent[]; s
     <figure class="chart">
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Refusals from ${when(new Date(since).toISOString())} to ${when(new Date(until).toISOString())}: ${totals}`}>
         <line class="axis" x1={PAD.left} x2={W - PAD.right} y1={PAD.top + innerH} y2={PAD.top + innerH} />
-        {[0, Math.ceil(max / 2), max].map((v) => (
+        {[...new Set([0, max / 2, max])].filter(Number.isInteger).map((v) => (
           <g key={v}>
             <line class="grid" x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} />
             <text class="tick" x={PAD.left - 6} y={y(v) + 4} text-anchor="end">{v}</text>
@@ -84,5 +86,7 @@ export function RefusalChart({ events, since, until }: { events: ChartEvent[]; s
 function label(ms: number, step: number): string {
   const d = new Date(ms);
   const p = (x: number): string => String(x).padStart(2, '0');
-  return step >= 86_400_000 ? `${p(d.getMonth() + 1)}-${p(d.getDate())}` : `${p(d.getHours())}:${p(d.getMinutes())}`;
+  const day = `${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+  const hour = `${p(d.getHours())}:${p(d.getMinutes())}`;
+  return step >= 86_400_000 ? day : step >= 3 * 3_600_000 ? `${day} ${hour}` : hour;
 }

@@ -70,4 +70,6 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app') as HTMLElement);
+const root = document.getElementById('app') as HTMLElement;
+root.replaceChildren();
+render(<App />, root);

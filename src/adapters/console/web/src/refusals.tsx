@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, query } from './api.js';
 import { RefusalChart } from './chart.js';
-import { bytes, CHECK_LABEL } from './format.js';
+import { breakable, bytes, CHECK_LABEL } from './format.js';
 import { Busy, Problem, Section, Time } from './ui.js';
 
 interface AuditEvent {
@@ -21,6 +21,7 @@ interface AuditEvent {
   rule?: { scope: string; id?: string; source?: string };
   shadow?: true;
   holdId?: string;
+  holdKind?: 'reviewer' | 'on_demand';
   path?: string;
   sizeBytes?: number;
   maxBytes?: number;
@@ -151,11 +152,11 @@ function RefusalTable({ events, label }: { events: AuditEvent[]; label: string }
               <td>{CHECK_LABEL[CHECK_OF[e.type] ?? ''] ?? e.type}</td>
               <td>{e.agent}</td>
               <td>{e.crew ?? <span class="muted">none</span>}</td>
-              <td><code>{e.tool}</code></td>
-              <td><code>{e.code}</code></td>
+              <td><code>{breakable(e.tool ?? '')}</code></td>
+              <td><code>{breakable(e.code ?? '')}</code></td>
               <td>{e.type === 'PlanRequiredBlocked' ? `${e.mode} · ${ruleText(e.rule)}`
                 : e.type === 'ReadGuardBlocked' ? `${e.path}: ${bytes(e.sizeBytes ?? 0)} over ${bytes(e.maxBytes ?? 0)}`
-                : `hold ${e.holdId ?? ''}`}{e.runId ? ` · run ${e.runId}` : ''}</td>
+                : `${e.holdKind === 'reviewer' ? 'reviewer' : 'on-demand'} hold ${e.holdId ?? ''}`}{e.runId ? ` · run ${e.runId}` : ''}</td>
             </tr>
           ))}
         </tbody>

@@ -39,12 +39,13 @@ interface RulesAnswer {
 }
 
 interface Sourced { value: unknown; scope: string; id?: string; source?: string }
+interface PlanningSourced { value: unknown; from: 'profile' | 'defaults' | 'builtin'; profile?: string; source?: string }
 interface SeatAnswer {
   agent: string;
   known: boolean;
   crews: string[];
   planRequired: Record<string, Sourced>;
-  planningGate: null | { profile: { name: string | null; scope: string; id?: string; source?: string } } & Record<string, Sourced | unknown>;
+  planningGate: null | ({ profile: { name: string | null; scope: string; id?: string; source?: string } } & Record<'enabled' | 'whitelist' | 'reviewerChannel' | 'readGuardMaxBytes', PlanningSourced>);
 }
 
 const show = (v: unknown): string => (v === undefined ? '—' : Array.isArray(v) ? (v.length ? v.join(', ') : '(none)') : String(v));
@@ -160,6 +161,10 @@ function AsSeat() {
   }
 
   const from = (s: Sourced | undefined): string => (!s ? '—' : [s.scope === 'default' ? 'built-in default' : `${s.scope} rule${s.id ? ` ${s.id}` : ''}`, s.source].filter(Boolean).join(' · '));
+  const fromPlanning = (s: PlanningSourced | undefined): string => (!s ? '—'
+    : [s.from === 'profile' ? `profile ${s.profile ?? ''}` : s.from === 'defaults' ? 'planning-gate defaults' : 'built-in default', s.source].filter(Boolean).join(' · '));
+  const pick = (p: NonNullable<SeatAnswer['planningGate']>['profile']): string => (p.name === null ? 'no profile picked'
+    : [`${p.scope} ${p.scope === 'default' ? '' : p.id ?? ''}`.trim() + ' picks it', p.source].filter(Boolean).join(' · '));
   return (
     <Section title="As seat" id="as-seat">
       <form class="inline" onSubmit={submit}>
@@ -176,10 +181,10 @@ function AsSeat() {
             rows={[
               ...Object.entries(seat.planRequired).map(([k, s]) => [k, show(s.value), from(s)]),
               ...(seat.planningGate ? [
-                ['planning profile', seat.planningGate.profile.name ?? '(none)', from({ value: null, ...seat.planningGate.profile })],
+                ['planning profile', seat.planningGate.profile.name ?? '(none)', pick(seat.planningGate.profile)],
                 ...(['enabled', 'whitelist', 'reviewerChannel', 'readGuardMaxBytes'] as const).map((k) => {
-                  const s = seat.planningGate?.[k] as Sourced | undefined;
-                  return [k === 'enabled' ? 'reviewer may hold' : k, show(s?.value), from(s)];
+                  const s = seat.planningGate?.[k];
+                  return [k === 'enabled' ? 'enabled (reviewer may hold)' : k, show(s?.value), fromPlanning(s)];
                 }),
               ] : []),
             ]} />

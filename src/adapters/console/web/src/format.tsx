@@ -1,4 +1,5 @@
 /** Small formatting helpers for people. */
+import type { VNode } from 'preact';
 
 /** `2026-11-30 09:01:05` in the browser's time zone. */
 export function when(iso: string): string {
@@ -31,3 +32,8 @@ export const CHECK_LABEL: Record<string, string> = {
   planning_hold: 'planning hold',
   read_guard: 'read guard',
 };
+
+/** Splits a dotted or colon-separated name into pieces a line may break between, e.g. `plan_required:github.merge_pull_request:none`. */
+export function breakable(text: string): Array<string | VNode> {
+  return text.split(/(?<=[.:])/).flatMap((piece, i) => (i === 0 ? [piece] : [<wbr key={i} />, piece]));
+}
