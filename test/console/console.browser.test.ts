@@ -11,8 +11,7 @@ import { consoleRoutes } from '../../src/adapters/console/serve.js';
 import { call, serve, TOKENS, type Served } from '../http/support.js';
 import { browserAvailable, buildConsole, launch, screenshot, type Browser } from './browser.js';
 
-/** The reviewer's token (an operator token may do everything a reviewer may). */
-const REVIEWER = TOKENS.operator;
+const REVIEWER = TOKENS.reviewer;
 const op = (json?: unknown) => ({ token: TOKENS.operator, ...(json !== undefined ? { json } : {}) });
 
 let s: Served;
@@ -63,11 +62,11 @@ describe.runIf(browserAvailable())('the console in a browser', () => {
     await signIn(page, 'not-a-real-token-0123456789');
     await page.getByRole('alert').filter({ hasText: 'That token is not accepted' }).waitFor();
     await screenshot(page, 'signin-wrong-token');
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     await page.getByLabel('Token').fill(TOKENS.worker);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'an agent token cannot use it' }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     await page.close();
   });
 
@@ -78,8 +77,8 @@ describe.runIf(browserAvailable())('the console in a browser', () => {
     await page.getByTestId('stream-state').filter({ hasText: 'Live' }).waitFor();
     // The token lives in this tab's session only: not in the URL, not in a cookie, not in localStorage.
     expect(page.url()).not.toContain(REVIEWER);
-    expect(await page.evaluate(() => [document.cookie, localStorage.length])).toEqual(['', 0]);
-    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([REVIEWER]);
+    expect(await page.evaluate('[document.cookie, localStorage.length]')).toEqual(['', 0]);
+    expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([REVIEWER]);
 
     // The reviewer holds 0xWORKER (its crew's profile turns the planning gate on); the card appears without a reload.
     expect((await call(s.url, 'POST', '/v1/holds/0xWORKER', op({ kind: 'reviewer', task: 'Refactor the auth middleware' }))).status).toBe(201);
@@ -103,7 +102,10 @@ describe.runIf(browserAvailable())('the console in a browser', () => {
     // The second plan arrives live.
     expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/plan', { token: TOKENS.worker, json: { body: 'Two callers change: login and token refresh; both get a test.' } })).status).toBe(201);
     await card.getByText('Two callers change: login and token refresh; both get a test.').waitFor();
-    expect(await card.locator('.msg .msg-head strong').allInnerTexts()).toEqual(['Plan 1', 'Push-back by ops', 'Plan 2']);
+    expect(await card.locator('.msg .msg-head strong').allInnerTexts()).toEqual(['Plan 1', 'Push-back by rev-ann', 'Plan 2']);
+    // A reviewer releases or pushes back; clearing a hold is an operator's, and the rules page is not the reviewer's.
+    expect(await card.getByRole('button', { name: 'Unblock' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Rules' }).count()).toBe(0);
     await screenshot(page, 'holds');
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, 'holds-phone');
@@ -111,6 +113,15 @@ describe.runIf(browserAvailable())('the console in a browser', () => {
 
     await card.getByRole('button', { name: 'Release' }).click();
     await page.getByText('No agent is on hold.').waitFor();
+    expect((await call(s.url, 'GET', '/v1/holds?all=true&agent=0xWORKER', op())).json.holds[0]).toMatchObject({ state: 'released', releasedBy: 'rev-ann' });
+
+    // Where the planning gate is off (0xMGR's crew desk), the reviewer's hold is refused, and the console says why.
+    await page.getByText('Place a hold').click();
+    expect(await page.getByLabel('Kind').count()).toBe(0);
+    await page.getByLabel('Agent').fill('0xMGR');
+    await page.getByRole('button', { name: 'Hold now' }).click();
+    await page.locator('details.place').getByRole('alert').filter({ hasText: /planning gate/i }).waitFor();
+    expect((await call(s.url, 'GET', '/v1/review/queue', op())).json.holds).toEqual([]);
     const after = await call(s.url, 'POST', '/v1/decide', { token: TOKENS.worker, json: { tool: 'github.merge_pull_request' } });
     expect(after.json.checks.planningHold.held).toBeFalsy();
     expect(after.json.check).not.toBe('planning_hold');
@@ -137,6 +148,7 @@ describe.runIf(browserAvailable())('the console in a browser', () => {
     await card.waitFor({ state: 'detached' });
     const hold = await call(s.url, 'GET', '/v1/holds?all=true&agent=0xMGR', op());
     expect(hold.json.holds[0]).toMatchObject({ state: 'cleared', clearedBy: 'ops' });
+    expect(await page.getByRole('link', { name: 'Rules' }).count()).toBe(1);
     await page.close();
   });
 

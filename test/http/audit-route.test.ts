@@ -89,11 +89,13 @@ describe('GET /v1/audit', () => {
     expect((await call(s.url, 'GET', '/v1/audit?check=nope', op)).status).toBe(400);
   });
 
-  it('is for operators: no token is a 401, an agent or a policy token a 403', async () => {
+  it('is for operators and reviewers: no token is a 401, an agent, policy or orchestrator token a 403', async () => {
+    expect((await call(s.url, 'GET', '/v1/audit?crew=desk', { token: TOKENS.reviewer })).json.events).toHaveLength(2);
     expect((await call(s.url, 'GET', '/v1/audit')).status).toBe(401);
     expect((await call(s.url, 'GET', '/v1/audit', { token: 'wrong-token-0123456789abcdef' })).status).toBe(401);
-    expect((await call(s.url, 'GET', '/v1/audit', { token: TOKENS.worker })).status).toBe(403);
-    expect((await call(s.url, 'GET', '/v1/audit', { token: TOKENS.policy })).status).toBe(403);
+    for (const token of [TOKENS.worker, TOKENS.policy, TOKENS.orchestrator]) {
+      expect((await call(s.url, 'GET', '/v1/audit', { token })).status).toBe(403);
+    }
   });
 
   it('reads durations back from now', () => {

@@ -98,8 +98,16 @@ describe('the review queue', () => {
     expect((await call(s.url, 'GET', '/v1/review/queue', op())).json.holds).toEqual([]);
   });
 
-  it('is for operators: no token, a wrong token, an agent or a policy token never opens the stream', async () => {
-    for (const [token, status] of [[undefined, 401], ['wrong-token-0123456789abcdef', 401], [TOKENS.worker, 403], [TOKENS.policy, 403]] as const) {
+  it('is for reviewers too: the stream opens with a reviewer token', async () => {
+    const stream = await openStream(TOKENS.reviewer);
+    expect(stream.res.status).toBe(200);
+    await stream.until((holds) => Array.isArray(holds));
+    await stream.close();
+    expect((await call(s.url, 'GET', '/v1/review/queue', { token: TOKENS.reviewer })).status).toBe(200);
+  });
+
+  it('no token, a wrong token, an agent, policy or orchestrator token never opens the stream', async () => {
+    for (const [token, status] of [[undefined, 401], ['wrong-token-0123456789abcdef', 401], [TOKENS.worker, 403], [TOKENS.policy, 403], [TOKENS.orchestrator, 403]] as const) {
       const r = await call(s.url, 'GET', '/v1/review/queue/events', token ? { token } : {});
       expect(r.status).toBe(status);
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);

@@ -31,9 +31,12 @@ describe('the rules in force', () => {
     expect(readGuard.tools['fs.read_file']).toMatchObject({ path: 'path', range: ['offset', 'limit'] });
   });
 
-  it('is for operators and policy tokens', async () => {
+  it('is for operators and policy tokens (not reviewers: the rules are not theirs to read)', async () => {
     expect((await call(s.url, 'GET', '/v1/rules', { token: TOKENS.policy })).status).toBe(200);
-    expect((await call(s.url, 'GET', '/v1/rules', { token: TOKENS.worker })).status).toBe(403);
+    for (const token of [TOKENS.worker, TOKENS.reviewer, TOKENS.orchestrator]) {
+      expect((await call(s.url, 'GET', '/v1/rules', { token })).status).toBe(403);
+      expect((await call(s.url, 'GET', '/v1/seats/0xMGR', { token: token === TOKENS.worker ? TOKENS.bot : token })).status).toBe(403);
+    }
     expect((await call(s.url, 'GET', '/v1/rules')).status).toBe(401);
   });
 });
@@ -71,6 +74,7 @@ describe('GET /v1/whoami', () => {
     expect(op.json).toEqual({ role: 'operator', name: 'ops' });
     expect(op.text).not.toContain(TOKENS.operator);
     expect((await call(s.url, 'GET', '/v1/whoami', { token: TOKENS.worker })).json).toEqual({ role: 'agent', seat: '0xWORKER', name: 'agent:0xWORKER' });
+    expect((await call(s.url, 'GET', '/v1/whoami', { token: TOKENS.reviewer })).json).toEqual({ role: 'reviewer', name: 'rev-ann' });
     expect((await call(s.url, 'GET', '/v1/whoami', { token: 'wrong-token-0123456789abcdef' })).status).toBe(401);
   });
 });

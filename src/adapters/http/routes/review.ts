@@ -1,5 +1,5 @@
 /**
- * The review queue: the active holds, newest first, each with its plans and
+ * The review queue (operators and reviewers): the active holds, newest first, each with its plans and
  * push-backs in order, bodies included (this is the reviewer's view, behind
  * a reviewer's or operator's token), as JSON and as server-sent events.
  *
@@ -15,7 +15,7 @@ import type { HttpDeps } from '../deps.js';
 import type { Router } from '../router.js';
 
 /** Who reads the queue and the audit trail. */
-export const REVIEW_ROLES: readonly Role[] = ['operator'];
+export const REVIEW_ROLES: readonly Role[] = ['operator', 'reviewer'];
 
 /** How often the store is asked for changes while a stream is open. */
 export const QUEUE_POLL_MS = 1000;

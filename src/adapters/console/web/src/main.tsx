@@ -17,6 +17,9 @@ import './styles.css';
 const PAGES = [['holds', 'Holds'], ['refusals', 'Refusals'], ['rules', 'Rules']] as const;
 type Page = (typeof PAGES)[number][0];
 
+/** The pages a role may use: the rules are the operator's (a reviewer's token may not read them). */
+const PAGES_OF: Record<string, readonly Page[]> = { operator: ['holds', 'refusals', 'rules'], reviewer: ['holds', 'refusals'] };
+
 function pageFromHash(): Page {
   const h = location.hash.replace(/^#\/?/, '').split('?')[0];
   return (PAGES.find(([p]) => p === h)?.[0]) ?? 'holds';
@@ -49,6 +52,8 @@ function App() {
 
   if (me === undefined) return <Busy label="Restoring your session" />;
   if (me === null) return <SignIn onSignedIn={setMe} />;
+  const mine = PAGES_OF[me.role] ?? [];
+  const shown: Page = mine.includes(page) ? page : 'holds';
 
   return (
     <>
@@ -56,16 +61,16 @@ function App() {
       <header class="top">
         <span class="brand">plangate</span>
         <nav aria-label="Pages">
-          {PAGES.map(([p, label]) => (
-            <a key={p} href={`#/${p}`} aria-current={p === page ? 'page' : undefined}>{label}</a>
+          {PAGES.filter(([p]) => mine.includes(p)).map(([p, label]) => (
+            <a key={p} href={`#/${p}`} aria-current={p === shown ? 'page' : undefined}>{label}</a>
           ))}
         </nav>
         <span class="me">{me.name} <span class="tag">{me.role}</span></span>
         <button type="button" class="link" onClick={() => { forgetToken(); setMe(null); }}>Sign out</button>
       </header>
-      {page === 'holds' && <HoldsPage me={me} />}
-      {page === 'refusals' && <RefusalsPage />}
-      {page === 'rules' && <RulesPage />}
+      {shown === 'holds' && <HoldsPage me={me} />}
+      {shown === 'refusals' && <RefusalsPage />}
+      {shown === 'rules' && <RulesPage />}
     </>
   );
 }
