@@ -23,6 +23,8 @@ export const QUEUE_POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 /** At most this many holds are in the queue (the newest). */
 const QUEUE_LIMIT = 100;
+/** At most this many plans and push-backs per hold (the oldest first: the thread as it began). */
+const MESSAGES_PER_HOLD = 200;
 
 /** A plan or a push-back on a hold, for the reviewer. */
 export interface QueueMessage {
@@ -65,7 +67,7 @@ export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>): Promise<QueueEn
     placedAt: new Date(h.placedAt).toISOString(),
     plans: h.plans,
     pushBacks: h.pushBacks,
-    messages: (await deps.gate.holds.messages(h.id)).map(({ role, message: m }) => ({
+    messages: (await deps.gate.holds.messages(h.id, MESSAGES_PER_HOLD)).map(({ role, message: m }) => ({
       role,
       id: m.id,
       author: m.author,

@@ -43,7 +43,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (p: Principal) => void }) {
         <label for="token">Token</label>
         <input id="token" name="token" type="password" autocomplete="off" spellcheck={false} value={token}
           onInput={(e) => setToken((e.target as HTMLInputElement).value)} required aria-describedby={error ? 'signin-error' : undefined} />
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" class="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
         {busy && <Busy label="Checking the token" />}
         {error && <p id="signin-error" class="problem" role="alert">{error}</p>}
       </form>
