@@ -19,12 +19,17 @@ export const CHROMIUM_FLAGS = [
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', '.data', 'screenshots');
 const CONFIG = join(import.meta.dirname, '..', '..', 'src', 'adapters', 'console', 'web', 'vite.config.ts');
 
-/** Whether the browser tests can run here; under CI=true a missing chromium is a failure, not a skip. */
-export function browserAvailable(): boolean {
-  if (existsSync(CHROMIUM)) return true;
-  if (process.env['CI'] === 'true') return true; // let the launch fail loudly
-  process.stderr.write(`\n!!! SKIPPED: the console's browser tests (test/console/*.browser.test.ts): ${CHROMIUM} is missing — install it with: apt-get install -y chromium\n\n`);
-  return false;
+export const MISSING = `${CHROMIUM} is missing: the console's browser tests cannot run — install it with: apt-get install -y chromium`;
+
+/**
+ * Whether the browser tests can run here: `yes`; `skip` (no chromium, not
+ * CI: one loud line says so); `missing` (no chromium under CI=true: a failure).
+ */
+export function browserStatus(): 'yes' | 'skip' | 'missing' {
+  if (existsSync(CHROMIUM)) return 'yes';
+  if (process.env['CI'] === 'true') return 'missing';
+  process.stderr.write(`\n!!! SKIPPED: the console's browser tests (test/console/*.browser.test.ts): ${MISSING}\n\n`);
+  return 'skip';
 }
 
 /** Builds the console from its source into a fresh directory. */
@@ -45,7 +50,7 @@ export interface Browser {
 }
 
 export async function launch(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (CI=true): the console's browser tests cannot run — install chromium (apt-get install -y chromium)`);
+  if (!existsSync(CHROMIUM)) throw new Error(MISSING);
   const profile = mkdtempSync(join(tmpdir(), 'plangate-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

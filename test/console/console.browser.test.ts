@@ -9,7 +9,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes } from '../../src/adapters/console/serve.js';
 import { call, serve, TOKENS, type Served } from '../http/support.js';
-import { browserAvailable, buildConsole, launch, screenshot, type Browser } from './browser.js';
+import { browserStatus, buildConsole, launch, MISSING, screenshot, type Browser } from './browser.js';
 
 const REVIEWER = TOKENS.reviewer;
 const op = (json?: unknown) => ({ token: TOKENS.operator, ...(json !== undefined ? { json } : {}) });
@@ -33,7 +33,16 @@ async function signIn(page: Page, token: string): Promise<void> {
   await page.getByLabel('Token').press('Enter');
 }
 
-describe.runIf(browserAvailable())('the console in a browser', () => {
+const browser = browserStatus();
+
+// Under CI=true a missing browser is a failed test, never a silent skip.
+if (browser === 'missing') {
+  it('runs the console in a real browser', () => {
+    throw new Error(MISSING);
+  });
+}
+
+describe.runIf(browser === 'yes')('the console in a browser', () => {
   beforeAll(async () => {
     const dir = await buildConsole();
     s = await serve({ app: { routes: [consoleRoutes({ dir })] } });
