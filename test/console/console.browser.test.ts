@@ -206,7 +206,14 @@ describe.runIf(browser === 'yes')('the console in a browser', () => {
     expect(await textOf(refused)).not.toContain('0xBOT');
     expect(await textOf(refused)).toContain('planning_hold:wallet.propose_spend');
     expect(await page.locator('.chart rect.bar-planning_hold').count()).toBeGreaterThan(0);
+    // The audit trail carries no message body: none of the plans sent earlier shows here.
+    expect(await page.locator('main').innerText()).not.toContain('Add an API-key branch');
     await screenshot(page, 'refusals');
+    // On a phone (the session survives a reload of the tab).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await refused.locator('tbody tr').first().waitFor();
+    await screenshot(page, 'refusals-phone');
     await page.close();
   });
 
@@ -234,6 +241,8 @@ describe.runIf(browser === 'yes')('the console in a browser', () => {
     expect(text).toMatch(/readGuardMaxBytes\s+262144\s+profile careful · planning\.yaml:\d+:\d+/);
     expect(text).toMatch(/whitelist\s+fs\.read_file, github\.get_\*, \*\.search\s+planning-gate defaults · planning\.yaml:\d+:\d+/);
     await screenshot(page, 'rules');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'rules-phone');
     await page.close();
   });
 

@@ -11,14 +11,16 @@ export interface ChartEvent {
 }
 
 const CHECKS = ['plan_required', 'planning_hold', 'read_guard'] as const;
-const W = 720;
-const H = 200;
 const PAD = { left: 36, right: 8, top: 10, bottom: 28 };
 
 /** Bucket sizes to pick from, smallest first. */
 const STEPS = [60_000, 300_000, 900_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000, 86_400_000, 7 * 86_400_000];
 
 export function RefusalChart({ events, since, until }: { events: ChartEvent[]; since: number; until: number }) {
+  // A phone gets a narrower drawing, so its labels stay readable when scaled to the screen.
+  const narrow = typeof matchMedia === 'function' && matchMedia('(max-width: 640px)').matches;
+  const W = narrow ? 380 : 720;
+  const H = narrow ? 220 : 200;
   const span = Math.max(until - since, 60_000);
   const step = STEPS.find((s) => span / s <= 48) ?? STEPS[STEPS.length - 1]!;
   const start = Math.floor(since / step) * step;
@@ -37,7 +39,7 @@ export function RefusalChart({ events, since, until }: { events: ChartEvent[]; s
   const bw = innerW / n;
   const y = (v: number): number => PAD.top + innerH - (v / max) * innerH;
   const totals = CHECKS.map((c) => `${events.filter((e) => e.check === c).length} ${CHECK_LABEL[c]}`).join(', ');
-  const labelEvery = Math.ceil(n / 6);
+  const labelEvery = Math.ceil(n / (narrow ? 3 : 6));
 
   return (
     <figure class="chart">

@@ -143,18 +143,18 @@ function RefusalTable({ events, label }: { events: AuditEvent[]; label: string }
   if (events.length === 0) return <p class="empty">No refused calls match.</p>;
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={label}>
-      <table>
+      <table class="cards">
         <thead><tr><th scope="col">time</th><th scope="col">check</th><th scope="col">agent</th><th scope="col">crew</th><th scope="col">tool</th><th scope="col">code</th><th scope="col">why</th></tr></thead>
         <tbody>
           {events.map((e, i) => (
             <tr key={`${e.time}-${i}`}>
-              <td><Time iso={e.time} /></td>
-              <td>{CHECK_LABEL[CHECK_OF[e.type] ?? ''] ?? e.type}</td>
-              <td>{e.agent}</td>
-              <td>{e.crew ?? <span class="muted">none</span>}</td>
-              <td><code>{breakable(e.tool ?? '')}</code></td>
-              <td><code>{breakable(e.code ?? '')}</code></td>
-              <td>{e.type === 'PlanRequiredBlocked' ? `${e.mode} · ${ruleText(e.rule)}`
+              <td data-label="time"><Time iso={e.time} /></td>
+              <td data-label="check">{CHECK_LABEL[CHECK_OF[e.type] ?? ''] ?? e.type}</td>
+              <td data-label="agent">{e.agent}</td>
+              <td data-label="crew">{e.crew ?? <span class="muted">none</span>}</td>
+              <td data-label="tool"><code>{breakable(e.tool ?? '')}</code></td>
+              <td data-label="code"><code>{breakable(e.code ?? '')}</code></td>
+              <td data-label="why">{e.type === 'PlanRequiredBlocked' ? `${e.mode} · ${ruleText(e.rule)}`
                 : e.type === 'ReadGuardBlocked' ? `${e.path}: ${bytes(e.sizeBytes ?? 0)} over ${bytes(e.maxBytes ?? 0)}`
                 : `${e.holdKind === 'reviewer' ? 'reviewer' : 'on-demand'} hold ${e.holdId ?? ''}`}{e.runId ? ` · run ${e.runId}` : ''}</td>
             </tr>

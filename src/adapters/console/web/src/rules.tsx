@@ -198,9 +198,9 @@ function Table({ head, rows, label }: { head: string[]; rows: Array<Array<unknow
   if (rows.length === 0) return <p class="empty">None.</p>;
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={label}>
-      <table>
+      <table class="cards">
         <thead><tr>{head.map((h) => <th key={h} scope="col">{h}</th>)}</tr></thead>
-        <tbody>{rows.map((r, i) => <tr key={i}>{r.map((c, j) => <td key={j}>{c as never}</td>)}</tr>)}</tbody>
+        <tbody>{rows.map((r, i) => <tr key={i}>{r.map((c, j) => <td key={j} data-label={head[j]}>{c as never}</td>)}</tr>)}</tbody>
       </table>
     </div>
   );
