@@ -55,10 +55,10 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerSay(program, ctx);
   registerDecide(program, ctx);
   registerHolds(program, ctx);
+  registerAudit(program, ctx);
   registerCompile(program, ctx);
   registerBlueprint(program, ctx);
   registerServe(program, ctx);
-  registerAudit(program, ctx);
   return program;
 }
 
