@@ -83,3 +83,15 @@ describe('the JSONL reader', () => {
     expect(readerOf(undefined)).toBeUndefined();
   });
 });
+
+describe('openAuditReader', () => {
+  it('reads a JSONL location, and refuses a database URL rather than reading it as a file name', async () => {
+    const { openAuditReader } = await import('../../src/main/audit.js');
+    const path = fresh();
+    const sink = createJsonlAuditSink(path, { fsync: false });
+    await sink.record(refusal(7));
+    await sink.close();
+    expect((await openAuditReader(path).query({})).map((e) => e.agent)).toEqual(['0xA7']);
+    expect(() => openAuditReader('postgres://db/plangate')).toThrow(/no audit reader for postgres:\/\/ locations/);
+  });
+});
