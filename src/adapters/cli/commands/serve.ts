@@ -103,8 +103,8 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
         throw error;
       }
       io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${pg.paths.store}, audit ${pg.paths.audit}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
-      io.err(`plangate: the console is at ${running.url}/console`);
 
+      io.err(`plangate: the console is at ${running.url}/console`);
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const on = (s: NodeJS.Signals): void => {
           process.off('SIGTERM', on);
