@@ -5,6 +5,8 @@
  * after real refused calls, shadow would-be refusals apart, "as seat", a
  * wrong token refused — and a screenshot of each page.
  */
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes } from '../../src/adapters/console/serve.js';
@@ -16,6 +18,7 @@ const op = (json?: unknown) => ({ token: TOKENS.operator, ...(json !== undefined
 
 let s: Served;
 let b: Browser;
+let bundle: string;
 
 async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -44,8 +47,8 @@ if (browser === 'missing') {
 
 describe.runIf(browser === 'yes')('the console in a browser', () => {
   beforeAll(async () => {
-    const dir = await buildConsole();
-    s = await serve({ app: { routes: [consoleRoutes({ dir })] } });
+    bundle = await buildConsole();
+    s = await serve({ app: { routes: [consoleRoutes({ dir: bundle })] } });
     for (const [path, body] of [
       ['/v1/org/crews/desk', {}],
       ['/v1/org/crews/trading', { parent: 'desk' }],
@@ -246,9 +249,39 @@ describe.runIf(browser === 'yes')('the console in a browser', () => {
     await page.close();
   });
 
+  it('health: a bad edit shows the last reload error with its place while the last good rules stay; a plangate that fails open says so', async () => {
+    const page = await b.newPage();
+    await signIn(page, TOKENS.operator);
+    writeFileSync(join(s.rules, 'broken.yaml'), 'planRequired:\n  crews:\n    desk: { mode: sometimes }\n');
+    expect((await s.pg.reload()).outcome).not.toBe('loaded');
+    await page.getByRole('link', { name: 'Rules' }).click();
+    await page.getByTestId('health-status').filter({ hasText: 'degraded' }).waitFor();
+    const health = page.locator('section[aria-labelledby="health"]');
+    expect(await health.innerText()).toMatch(/last reload error[\s\S]*broken\.yaml:3:\d+/);
+    expect(await health.innerText()).toContain('the last good rules stay in force');
+    expect(await health.innerText()).toMatch(/plan-required\s+enforcing/);
+    await screenshot(page, 'rules-reload-error');
+    rmSync(join(s.rules, 'broken.yaml'));
+    expect(['loaded', 'unchanged']).toContain((await s.pg.reload()).outcome);
+    expect(s.pg.status().state).toBe('ok');
+
+    const open = await serve({ prepare: (dir) => writeFileSync(join(dir, 'plan-required.yaml'), 'planRequired: [\n'), app: { routes: [consoleRoutes({ dir: bundle })] } });
+    try {
+      await page.goto(`${open.url}/console#/rules`);
+      await page.getByLabel('Token').fill(TOKENS.operator);
+      await page.getByLabel('Token').press('Enter');
+      await page.getByText('NOT enforced: failing open').waitFor();
+      expect(await page.locator('section[aria-labelledby="health"]').innerText()).toMatch(/failing open because\s+\S/);
+      await page.getByRole('alert').filter({ hasText: 'no rules are in force' }).waitFor();
+      await screenshot(page, 'rules-failing-open');
+    } finally {
+      await open.close();
+    }
+    await page.close();
+  });
+
   it('made no request outside plangate, leaked no token into a URL, and broke no Content-Security-Policy rule', () => {
-    const origin = new URL(s.url).origin;
-    const foreign = b.requests.filter((u) => !u.startsWith(origin) && !u.startsWith('data:') && u !== 'about:blank');
+    const foreign = b.requests.filter((u) => !/^http:\/\/127\.0\.0\.1:\d+\//.test(u) && !u.startsWith('data:') && u !== 'about:blank');
     expect(foreign).toEqual([]);
     expect(b.requests.filter((u) => Object.values(TOKENS).some((t) => u.includes(t)))).toEqual([]);
     expect(b.problems).toEqual([]);

@@ -82,7 +82,8 @@ function HealthCard() {
             </>
           ) : 'none'}</dd>
           {h.rules && (<><dt>rules revision</dt><dd><code class="rev">{h.rules.revision ?? 'none'}</code>{h.rules.loadedAt ? <> · loaded <Time iso={h.rules.loadedAt} /></> : null}</dd></>)}
-          {h.reasons && h.reasons.length > 0 && (<><dt>reasons</dt><dd><ul>{h.reasons.map((r) => <li key={r}>{r}</li>)}</ul></dd></>)}
+          {/* The reasons repeat the failure and the reload error shown above; show them only when neither is. */}
+          {h.reasons && h.reasons.length > 0 && !h.failOpen && !h.lastReloadError && (<><dt>reasons</dt><dd><ul>{h.reasons.map((r) => <li key={r}>{r}</li>)}</ul></dd></>)}
         </dl>
       )}
     </Section>
