@@ -13,6 +13,9 @@
 import type { Role } from '../auth.js';
 import type { HttpDeps } from '../deps.js';
 import type { Router } from '../router.js';
+import type { QueueEntry } from './review-queue.js';
+
+export type { QueueEntry, QueueMessage } from './review-queue.js';
 
 /** Who reads the queue and the audit trail. */
 export const REVIEW_ROLES: readonly Role[] = ['operator', 'reviewer'];
@@ -25,30 +28,6 @@ const KEEPALIVE_MS = 15_000;
 const QUEUE_LIMIT = 100;
 /** At most this many plans and push-backs per hold (the oldest first: the thread as it began). */
 const MESSAGES_PER_HOLD = 200;
-
-/** A plan or a push-back on a hold, for the reviewer. */
-export interface QueueMessage {
-  role: 'plan' | 'pushback';
-  id: string;
-  author: string;
-  authorKind: 'agent' | 'human';
-  at: string;
-  body: string;
-  runId?: string;
-}
-
-/** One active hold, with its messages oldest first. */
-export interface QueueEntry {
-  id: string;
-  agent: string;
-  kind: 'reviewer' | 'on_demand';
-  task: string | null;
-  placedBy: string;
-  placedAt: string;
-  plans: number;
-  pushBacks: number;
-  messages: QueueMessage[];
-}
 
 /**
  * The queue now.

@@ -5,32 +5,11 @@
  * the review-queue event stream, without a reload.
  */
 import { useEffect, useState } from 'preact/hooks';
+import type { QueueEntry as Hold } from '../../../http/routes/review-queue.js';
 import { post, seg } from './api.js';
 import type { Principal } from './session.js';
 import { follow, type StreamState } from './stream.js';
 import { Busy, Problem, Time } from './ui.js';
-
-interface QueueMessage {
-  role: 'plan' | 'pushback';
-  id: string;
-  author: string;
-  authorKind: 'agent' | 'human';
-  at: string;
-  body: string;
-  runId?: string;
-}
-
-interface Hold {
-  id: string;
-  agent: string;
-  kind: 'reviewer' | 'on_demand';
-  task: string | null;
-  placedBy: string;
-  placedAt: string;
-  plans: number;
-  pushBacks: number;
-  messages: QueueMessage[];
-}
 
 const STATE_LABEL: Record<StreamState, string> = {
   connecting: 'Connecting…',
