@@ -13,6 +13,7 @@ import { registerDecide } from './commands/decide.js';
 import { registerHolds } from './commands/holds.js';
 import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
+import { registerRuns } from './commands/runs.js';
 import { registerSay } from './commands/say.js';
 import { registerServe } from './commands/serve.js';
 
@@ -56,6 +57,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerDecide(program, ctx);
   registerHolds(program, ctx);
   registerAudit(program, ctx);
+  registerRuns(program, ctx);
   registerCompile(program, ctx);
   registerBlueprint(program, ctx);
   registerServe(program, ctx);

@@ -12,6 +12,7 @@ import type { AuditReader } from '../../audit/port.js';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
+import type { DecideOptions } from '../../gate/gate.js';
 import type { Principal, TokenSet } from './auth.js';
 import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
 import { errorAnswer, HttpCode, HttpError, STATUS } from './errors.js';
@@ -28,6 +29,7 @@ import { registerReviewRoutes } from './routes/review.js';
 import { registerRulesRoutes } from './routes/rules.js';
 import { registerRulesViewRoutes } from './routes/rules-view.js';
 import { registerSayRoutes } from './routes/say.js';
+import { registerRunRoutes } from './routes/runs.js';
 import { registerWhoamiRoutes } from './routes/whoami.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
 import { checkSchema } from './schemas.js';
@@ -48,6 +50,7 @@ export const DEFAULT_ROUTES: ReadonlyArray<RouteModule<HttpDeps>> = [
   registerReviewRoutes,
   registerRulesViewRoutes,
   registerWhoamiRoutes,
+  registerRunRoutes,
 ];
 
 export interface HttpAppOptions {
@@ -152,10 +155,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     status,
     metrics,
     audit: options.audit,
-    decide: async (call: Call): Promise<Decision> => {
+    decide: async (call: Call, decideOptions?: DecideOptions): Promise<Decision> => {
       const t0 = process.hrtime.bigint();
       try {
-        const decision = await options.gate.decide(call);
+        const decision = await options.gate.decide(call, decideOptions);
         metrics.observeDecision(decision, Number(process.hrtime.bigint() - t0) / 1e9);
         return decision;
       } catch (error) {

@@ -4,7 +4,7 @@
  */
 import type { AuditReader } from '../../audit/port.js';
 import type { Call, Decision, PlanRule, RulesData } from '../../core/types.js';
-import type { Gate } from '../../gate/gate.js';
+import type { DecideOptions, Gate } from '../../gate/gate.js';
 import type { OrgStore } from '../../facts/port.js';
 import type { RuleScope, EditResult } from '../../rules/edit.js';
 import type { RuntimeStatus } from '../../main/status.js';
@@ -12,7 +12,7 @@ import type { Executors } from './executors.js';
 import type { Metrics } from './metrics.js';
 
 /** The gate methods the routes use. */
-export type HttpGate = Pick<Gate, 'decide' | 'explain' | 'say' | 'settingsFor' | 'holds'>;
+export type HttpGate = Pick<Gate, 'decide' | 'explain' | 'say' | 'sayAsAgent' | 'settingsFor' | 'holds' | 'runs' | 'delegations'>;
 
 /** The org methods the routes use. */
 export type HttpOrg = Pick<OrgStore, 'putCrew' | 'putAgent' | 'listCrews' | 'listAgents' | 'lineage'>;
@@ -63,5 +63,5 @@ export interface HttpDeps {
   /** Reads the audit trail back (`GET /v1/audit`); undefined when the sink cannot be read. */
   audit: AuditReader | undefined;
   /** `gate.decide`, timed and counted in the metrics. */
-  decide(call: Call): Promise<Decision>;
+  decide(call: Call, options?: DecideOptions): Promise<Decision>;
 }
