@@ -20,9 +20,10 @@
  */
 import { closeSync, fdatasync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { queryJsonlAudit } from './jsonl-reader.js';
-import type { AuditEvent, AuditQuery, AuditReader, AuditSink } from './port.js';
+import type { AuditEvent, AuditSink } from './port.js';
 import { toAuditRecord } from './record.js';
+import { queryJsonlAudit } from './jsonl-reader.js';
+import type { AuditQuery, AuditReader } from './port.js';
 
 export interface JsonlAuditSinkOptions {
   /** Wait for fdatasync before `record()` resolves. Default true. */
@@ -128,6 +129,7 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
 
   return {
     path: file,
+    query: (query?: AuditQuery) => queryJsonlAudit(file, query),
 
     record(event: AuditEvent): Promise<void> {
       if (closed) return Promise.reject(new Error(`audit log ${file} is closed`));
@@ -148,8 +150,6 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
       }
       return fsync ? synced() : Promise.resolve();
     },
-
-    query: (query?: AuditQuery) => queryJsonlAudit(file, query),
 
     async close(): Promise<void> {
       if (closed) return;

@@ -97,6 +97,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
           onError: (error, where) => io.err(`plangate: internal error on ${where.method} ${where.route}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`),
         });
         running = await listen(app, { host: opts.host, port: opts.port });
+        io.err(`plangate: the console is at ${running.url}/console`);
       } catch (error) {
         executors?.close();
         await pg.close();
@@ -104,7 +105,6 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
       }
       io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${pg.paths.store}, audit ${pg.paths.audit}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
 
-      io.err(`plangate: the console is at ${running.url}/console`);
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const on = (s: NodeJS.Signals): void => {
           process.off('SIGTERM', on);
