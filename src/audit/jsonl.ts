@@ -22,18 +22,22 @@ import { closeSync, fdatasync, fstatSync, fsyncSync, mkdirSync, openSync, readSy
 import { dirname, resolve } from 'node:path';
 import type { AuditEvent, AuditSink } from './port.js';
 import { toAuditRecord } from './record.js';
+import { queryJsonlAudit } from './jsonl-reader.js';
+import type { AuditQuery, AuditReader } from './port.js';
 
 export interface JsonlAuditSinkOptions {
   /** Wait for fdatasync before `record()` resolves. Default true. */
   fsync?: boolean;
 }
 
-export interface JsonlAuditSink extends AuditSink {
+export interface JsonlAuditSink extends AuditSink, AuditReader {
   /** The absolute path of the log file. */
   readonly path: string;
   record(event: AuditEvent): Promise<void>;
   /** Waits for pending fdatasyncs, then closes the file. Idempotent. */
   close(): Promise<void>;
+  /** Reads the file back, newest first (see jsonl-reader.ts); works after close too. */
+  query(query?: AuditQuery): Promise<AuditEvent[]>;
 }
 
 /** Whether a non-empty file's last byte is not a newline (a line torn by an earlier crash). */
@@ -125,6 +129,7 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
 
   return {
     path: file,
+    query: (query?: AuditQuery) => queryJsonlAudit(file, query),
 
     record(event: AuditEvent): Promise<void> {
       if (closed) return Promise.reject(new Error(`audit log ${file} is closed`));

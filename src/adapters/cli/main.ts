@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, exitFor } from './exit.js';
 import { printError, processIo, type Io } from './io.js';
+import { registerAudit } from './commands/audit.js';
 import { registerBlueprint } from './commands/blueprint.js';
 import { registerCheck } from './commands/check.js';
 import { registerCompile } from './commands/compile.js';
@@ -55,6 +56,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerSay(program, ctx);
   registerDecide(program, ctx);
   registerHolds(program, ctx);
+  registerAudit(program, ctx);
   registerRuns(program, ctx);
   registerCompile(program, ctx);
   registerBlueprint(program, ctx);

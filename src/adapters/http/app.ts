@@ -8,6 +8,7 @@
  * the gate.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { AuditReader } from '../../audit/port.js';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
@@ -17,15 +18,19 @@ import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from '
 import { errorAnswer, HttpCode, HttpError, STATUS } from './errors.js';
 import type { Executors } from './executors.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { Router, type Method, type Reply, type Route, type RouteModule } from './router.js';
+import { Router, type Method, type Reply, type ReplyStream, type Route, type RouteModule } from './router.js';
+import { registerAuditRoutes } from './routes/audit.js';
 import { registerCallRoutes } from './routes/calls.js';
 import { registerHoldRoutes } from './routes/holds.js';
 import { registerOpaRoutes } from './routes/opa.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerOrgRoutes } from './routes/org.js';
+import { registerReviewRoutes } from './routes/review.js';
 import { registerRulesRoutes } from './routes/rules.js';
+import { registerRulesViewRoutes } from './routes/rules-view.js';
 import { registerSayRoutes } from './routes/say.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerWhoamiRoutes } from './routes/whoami.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
 import { checkSchema } from './schemas.js';
 
@@ -41,6 +46,10 @@ export const DEFAULT_ROUTES: ReadonlyArray<RouteModule<HttpDeps>> = [
   registerOrgRoutes,
   registerRulesRoutes,
   registerOpaRoutes,
+  registerAuditRoutes,
+  registerReviewRoutes,
+  registerRulesViewRoutes,
+  registerWhoamiRoutes,
   registerRunRoutes,
 ];
 
@@ -61,6 +70,8 @@ export interface HttpAppOptions {
   routes?: ReadonlyArray<RouteModule<HttpDeps>>;
   /** Metrics to count into; by default the app makes its own registry. */
   metrics?: Metrics;
+  /** Reads the audit trail back for `GET /v1/audit`; without it that route answers 503 `audit_unreadable`. */
+  audit?: AuditReader;
   /** Called for an unexpected error (an answer 500). Never given headers or tokens. Default: a line on stderr. */
   onError?: (error: unknown, where: { method: string; route: string }) => void;
 }
@@ -79,6 +90,8 @@ export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
   body: Uint8Array | string;
+  /** A streamed answer (server-sent events): `body` is empty and the listener runs this. */
+  stream?: ReplyStream;
 }
 
 /** What `request` returns: the answer with its body as text and as JSON. */
@@ -107,6 +120,8 @@ export interface HttpApp {
   readonly metrics: Metrics;
   readonly router: Router;
   readonly bodyLimit: number;
+  /** Ends every streamed answer in flight (the server is stopping). */
+  closeStreams(): void;
 }
 
 /**
@@ -139,6 +154,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     executors: options.executors,
     status,
     metrics,
+    audit: options.audit,
     decide: async (call: Call, decideOptions?: DecideOptions): Promise<Decision> => {
       const t0 = process.hrtime.bigint();
       try {
@@ -192,11 +208,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return answer;
   }
 
+  const streams = new Set<AbortController>();
   return {
     fetch,
     metrics,
     router,
     bodyLimit,
+    closeStreams() {
+      for (const s of streams) s.abort();
+    },
     async request(method, url, init = {}) {
       const headers: IncomingHttpHeaders = { ...(init.headers ?? {}) };
       if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
@@ -216,7 +236,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return { status: a.status, headers: a.headers, text, json };
     },
     listener(req, res) {
-      serveNode(fetch, bodyLimit, req, res, () => {
+      serveNode(fetch, bodyLimit, req, res, streams, () => {
         const m = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
         metrics.observeRequest(m.kind === 'route' ? m.route.path : 'unmatched', (req.method ?? 'GET').toUpperCase(), STATUS[HttpCode.BodyTooLarge]);
       }).catch((error: unknown) => {
@@ -267,6 +287,9 @@ function parseBody(route: Route, headers: IncomingHttpHeaders, raw: Uint8Array |
 
 function render(reply: Reply): HttpAnswer {
   const status = reply.status ?? 200;
+  if (reply.stream) {
+    return { status, headers: { ...BASE_HEADERS, 'content-type': reply.stream.contentType, ...reply.headers }, body: '', stream: reply.stream };
+  }
   if (reply.raw) {
     return { status, headers: { ...BASE_HEADERS, 'content-type': reply.raw.contentType, ...reply.headers }, body: reply.raw.bytes };
   }

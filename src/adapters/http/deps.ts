@@ -2,6 +2,7 @@
  * What the routes need, as narrow interfaces. The app builds these from its
  * options; `plangate.ts` builds the options from an opened plangate.
  */
+import type { AuditReader } from '../../audit/port.js';
 import type { Call, Decision, PlanRule, RulesData } from '../../core/types.js';
 import type { DecideOptions, Gate } from '../../gate/gate.js';
 import type { OrgStore } from '../../facts/port.js';
@@ -59,6 +60,8 @@ export interface HttpDeps {
   executors: Executors | undefined;
   status(): RuntimeStatus;
   metrics: Metrics;
+  /** Reads the audit trail back (`GET /v1/audit`); undefined when the sink cannot be read. */
+  audit: AuditReader | undefined;
   /** `gate.decide`, timed and counted in the metrics. */
   decide(call: Call, options?: DecideOptions): Promise<Decision>;
 }

@@ -29,6 +29,8 @@ export const HttpCode = {
   UpstreamTimeout: 'upstream_timeout',
   /** The OPA data API: a document plangate does not serve (see routes/opa.ts). */
   DocumentNotServed: 'document_not_served',
+  /** `GET /v1/audit`: the audit sink in use cannot be read back. */
+  AuditUnreadable: 'audit_unreadable',
   /** Anything unexpected; the message never carries internals. */
   Internal: 'internal',
 } as const;
@@ -68,6 +70,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [HttpCode.Internal]: 500,
   [HttpCode.UpstreamFailed]: 502,
   [ErrorCode.PolicyUnavailable]: 503,
+  [HttpCode.AuditUnreadable]: 503,
   [HttpCode.UpstreamTimeout]: 504,
 };
 

@@ -34,8 +34,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
   });
 }
 
-/** Reads the body (stopping at the limit), answers, writes the answer. */
-export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAnswer>, limit: number, req: IncomingMessage, res: ServerResponse, onTooLarge: () => void): Promise<void> {
+/** Reads the body (stopping at the limit), answers, writes the answer; a streamed answer runs until it ends, the client leaves or `streams` are aborted. */
+export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAnswer>, limit: number, req: IncomingMessage, res: ServerResponse, streams: Set<AbortController>, onTooLarge: () => void): Promise<void> {
   const declared = Number(req.headers['content-length']);
   let body: Buffer | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -53,8 +53,26 @@ export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAns
     body = read;
   }
   const answer = await fetch({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body ? { body } : {}) });
+  if (answer.stream) return streamAnswer(answer, res, streams);
   const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
   res.writeHead(answer.status, { ...answer.headers, 'content-length': String(bytes.length) });
   res.end(bytes);
 }
 
+
+async function streamAnswer(answer: HttpAnswer, res: ServerResponse, streams: Set<AbortController>): Promise<void> {
+  const stop = new AbortController();
+  streams.add(stop);
+  res.on('close', () => stop.abort());
+  // The connection closes with the stream, so a stopping server does not wait for it to go idle.
+  res.writeHead(answer.status, { ...answer.headers, connection: 'close' });
+  res.flushHeaders();
+  try {
+    await (answer.stream as NonNullable<HttpAnswer['stream']>).run((chunk) => {
+      if (!stop.signal.aborted) res.write(chunk);
+    }, stop.signal);
+  } finally {
+    streams.delete(stop);
+    res.end();
+  }
+}

@@ -3,6 +3,7 @@
  * the org, the rules in force and their edits, the policy for the data API,
  * and the runtime status.
  */
+import { readerOf } from '../../audit/query.js';
 import type { Plangate } from '../../main/open.js';
 import { refuseIfPinnedBy } from '../../main/env.js';
 import type { PlanRule } from '../../core/types.js';
@@ -20,7 +21,7 @@ import type { RuleEdit, RulesInForce } from './deps.js';
  * const pg = await openPlangate({ rules: 'examples/rules', watch: true });
  * const app = createHttpApp({ ...httpOptionsFrom(pg), tokens: await loadTokens({ file: 'tokens.json' }) });
  */
-export function httpOptionsFrom(pg: Plangate): Pick<HttpAppOptions, 'gate' | 'org' | 'rules' | 'policy' | 'status'> {
+export function httpOptionsFrom(pg: Plangate): Pick<HttpAppOptions, 'gate' | 'org' | 'rules' | 'policy' | 'status' | 'audit'> {
   const inForce = (): RulesInForce | undefined => {
     const r = pg.rules;
     return r ? { dir: r.dir, revision: r.revision, files: r.files, data: r.data, loadedAt: r.loadedAt } : undefined;
@@ -47,5 +48,6 @@ export function httpOptionsFrom(pg: Plangate): Pick<HttpAppOptions, 'gate' | 'or
       },
     },
     status: () => pg.status(),
+    ...(readerOf(pg.audit) ? { audit: readerOf(pg.audit) as NonNullable<HttpAppOptions['audit']> } : {}),
   };
 }

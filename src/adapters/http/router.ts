@@ -31,7 +31,15 @@ export interface Reply {
   body?: unknown;
   /** Sent as is (e.g. an executor's answer, or Prometheus text). */
   raw?: { bytes: Uint8Array | string; contentType: string };
+  /** Sent as it is written, until `run` returns or the client goes away (server-sent events). */
+  stream?: ReplyStream;
   headers?: Record<string, string>;
+}
+
+/** A streamed answer: `run` writes chunks until it returns or `signal` aborts (the client left, or the server stops). */
+export interface ReplyStream {
+  contentType: string;
+  run(write: (chunk: string) => void, signal: AbortSignal): Promise<void>;
 }
 
 export interface Route {

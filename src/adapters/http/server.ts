@@ -55,6 +55,7 @@ export function listen(app: HttpApp, options: ListenOptions = {}): Promise<Runni
           closing ??= new Promise<void>((done) => {
             const timer = setTimeout(() => server.closeAllConnections(), graceMs);
             timer.unref();
+            app.closeStreams();
             server.close(() => {
               clearTimeout(timer);
               done();

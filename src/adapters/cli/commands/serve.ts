@@ -10,6 +10,7 @@ import { resolvePaths } from '../../../main/config.js';
 import type { GlobalOptions } from '../main.js';
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
+import { consoleRoutes } from '../../console/serve.js';
 import { createHttpApp } from '../../http/app.js';
 import { issueTokens, loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
 import { loadExecutors, type Executors } from '../../http/executors.js';
@@ -92,9 +93,11 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
           tokens,
           ...(executors ? { executors } : {}),
           ...(opts.bodyLimit !== undefined ? { bodyLimit: opts.bodyLimit } : {}),
+          routes: [consoleRoutes()],
           onError: (error, where) => io.err(`plangate: internal error on ${where.method} ${where.route}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`),
         });
         running = await listen(app, { host: opts.host, port: opts.port });
+        io.err(`plangate: the console is at ${running.url}/console`);
       } catch (error) {
         executors?.close();
         await pg.close();

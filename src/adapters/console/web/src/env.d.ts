@@ -1,0 +1,2 @@
+/** Stylesheets are bundled by vite. */
+declare module '*.css';

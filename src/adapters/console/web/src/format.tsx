@@ -1,0 +1,39 @@
+/** Small formatting helpers for people. */
+import type { VNode } from 'preact';
+
+/** `2026-11-30 09:01:05` in the browser's time zone. */
+export function when(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** `just now`, `5 min ago`, `3 h ago`, `2 d ago`. */
+export function ago(iso: string, now: number = Date.now()): string {
+  const s = Math.round((now - Date.parse(iso)) / 1000);
+  if (!Number.isFinite(s)) return '';
+  if (s < 45) return 'just now';
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86_400)} d ago`;
+}
+
+/** `1.0 MiB`, `256 KiB`, `512 B`. */
+export function bytes(n: number): string {
+  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} B`;
+}
+
+/** The check names as people read them. */
+export const CHECK_LABEL: Record<string, string> = {
+  plan_required: 'plan required',
+  planning_hold: 'planning hold',
+  read_guard: 'read guard',
+};
+
+/** Splits a dotted or colon-separated name into pieces a line may break between, e.g. `plan_required:github.merge_pull_request:none`. */
+export function breakable(text: string): Array<string | VNode> {
+  return text.split(/(?<=[.:])/).flatMap((piece, i) => (i === 0 ? [piece] : [<wbr key={i} />, piece]));
+}

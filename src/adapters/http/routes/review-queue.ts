@@ -1,0 +1,29 @@
+/**
+ * The shape of the review queue on the wire (`GET /v1/review/queue` and its
+ * event stream). It imports nothing, so the browser console type-checks
+ * against the same definition the server answers with.
+ */
+
+/** A plan or a push-back on a hold, for the reviewer. */
+export interface QueueMessage {
+  role: 'plan' | 'pushback';
+  id: string;
+  author: string;
+  authorKind: 'agent' | 'human';
+  at: string;
+  body: string;
+  runId?: string;
+}
+
+/** One active hold, with its messages oldest first. */
+export interface QueueEntry {
+  id: string;
+  agent: string;
+  kind: 'reviewer' | 'on_demand';
+  task: string | null;
+  placedBy: string;
+  placedAt: string;
+  plans: number;
+  pushBacks: number;
+  messages: QueueMessage[];
+}

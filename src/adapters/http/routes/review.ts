@@ -1,0 +1,147 @@
+/**
+ * The review queue (operators and reviewers): the active holds, newest first, each with its plans and
+ * push-backs in order, bodies included (this is the reviewer's view, behind
+ * a reviewer's or operator's token), as JSON and as server-sent events.
+ *
+ *   GET /v1/review/queue          the queue now
+ *   GET /v1/review/queue/events   `event: queue` with the queue at once and on every change;
+ *                                 a comment line every 15 s keeps proxies from closing it
+ *
+ * The stream polls the store (so holds placed by another process or replica
+ * show up too); one poll serves every open stream.
+ */
+import type { Role } from '../auth.js';
+import type { HttpDeps } from '../deps.js';
+import type { Router } from '../router.js';
+import type { QueueEntry } from './review-queue.js';
+
+export type { QueueEntry, QueueMessage } from './review-queue.js';
+
+/** Who reads the queue and the audit trail. */
+export const REVIEW_ROLES: readonly Role[] = ['operator', 'reviewer'];
+
+/** How often the store is asked for changes while a stream is open. */
+export const QUEUE_POLL_MS = 1000;
+/** A comment line this often keeps the connection open through proxies. */
+const KEEPALIVE_MS = 15_000;
+/** At most this many holds are in the queue (the newest). */
+const QUEUE_LIMIT = 100;
+/** At most this many plans and push-backs per hold (the oldest first: the thread as it began). */
+const MESSAGES_PER_HOLD = 200;
+
+/**
+ * The queue now.
+ *
+ * @example
+ * (await reviewQueue(deps))[0]?.messages.at(-1)?.body // the newest plan or push-back
+ */
+export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>): Promise<QueueEntry[]> {
+  const holds = await deps.gate.holds.list({ limit: QUEUE_LIMIT });
+  return Promise.all(holds.map(async (h) => ({
+    id: h.id,
+    agent: h.agent,
+    kind: h.kind,
+    task: h.task,
+    placedBy: h.placedBy,
+    placedAt: new Date(h.placedAt).toISOString(),
+    plans: h.plans,
+    pushBacks: h.pushBacks,
+    messages: (await deps.gate.holds.messages(h.id, MESSAGES_PER_HOLD)).map(({ role, message: m }) => ({
+      role,
+      id: m.id,
+      author: m.author,
+      authorKind: m.authorKind,
+      at: new Date(m.at).toISOString(),
+      body: m.body,
+      ...(m.runId !== undefined ? { runId: m.runId } : {}),
+    })),
+  })));
+}
+
+type Listener = (text: string) => void;
+
+/** One poll loop for every open stream: it runs while somebody listens. */
+function queueWatch(load: () => Promise<QueueEntry[]>, pollMs: number) {
+  const listeners = new Set<Listener>();
+  let last: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let polling = false;
+
+  async function poll(): Promise<void> {
+    if (polling) return;
+    polling = true;
+    try {
+      const text = JSON.stringify({ holds: await load() });
+      if (text !== last) {
+        last = text;
+        for (const l of listeners) l(text);
+      }
+    } catch {
+      // A failing store is retried at the next tick; the streams stay open.
+    } finally {
+      polling = false;
+    }
+  }
+
+  return {
+    subscribe(listener: Listener): () => void {
+      listeners.add(listener);
+      timer ??= setInterval(() => void poll(), pollMs);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && timer) {
+          clearInterval(timer);
+          timer = undefined;
+          last = undefined;
+        }
+      };
+    },
+  };
+}
+
+export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
+  const watch = queueWatch(() => reviewQueue(deps), QUEUE_POLL_MS);
+
+  router.add({
+    method: 'GET',
+    path: '/v1/review/queue',
+    roles: REVIEW_ROLES,
+    body: 'none',
+    async handle() {
+      return { body: { holds: await reviewQueue(deps) } };
+    },
+  });
+
+  router.add({
+    method: 'GET',
+    path: '/v1/review/queue/events',
+    roles: REVIEW_ROLES,
+    body: 'none',
+    async handle() {
+      // Read once before answering, so a failing store is an error answer, not an empty stream.
+      const first = JSON.stringify({ holds: await reviewQueue(deps) });
+      return {
+        headers: { 'x-accel-buffering': 'no' },
+        stream: {
+          contentType: 'text/event-stream; charset=utf-8',
+          run: (write, signal) => new Promise<void>((done) => {
+            let sent = first;
+            const send = (text: string): void => {
+              if (text === sent) return;
+              sent = text;
+              write(`event: queue\ndata: ${text}\n\n`);
+            };
+            write(`retry: 2000\nevent: queue\ndata: ${first}\n\n`);
+            const unsubscribe = watch.subscribe(send);
+            const keepalive = setInterval(() => write(': keep-alive\n\n'), KEEPALIVE_MS);
+            signal.addEventListener('abort', () => {
+              clearInterval(keepalive);
+              unsubscribe();
+              done();
+            }, { once: true });
+          }),
+        },
+      };
+    },
+  });
+}
