@@ -8,14 +8,14 @@ import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failop
 import type { Call, Decision, EffectiveSettings, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
 import type { AuditEvent, AuditSink, PlanRequiredBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
-import type { HoldStore, MessageStore, OrgStore } from '../facts/port.js';
+import type { HoldStore, MessageStore, OrgStore, SnapshotReads } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
 import { decideWithFacts, planningRefusalEvent, refusalError } from './refusals.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & Partial<SnapshotReads>;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */

@@ -7,12 +7,13 @@
  * (core/failopen.ts); `openPlangate` never throws for bad rules or a bad
  * policy, it says so on stderr and in `status()`.
  */
+import { ErrorCode, PlangateError } from '../core/errors.js';
 import type { AuditSink } from '../audit/port.js';
 import { createJsonlAuditSink } from '../audit/jsonl.js';
 import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
-import { openSqliteStore } from '../facts/sqlite/store.js';
+import { openSqliteStore, type SqliteStoreOptions } from '../facts/sqlite/store.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, type Paths } from './config.js';
@@ -56,6 +57,11 @@ export interface OpenOptions extends Partial<Paths> {
   env?: NodeJS.ProcessEnv;
   /** Use this store instead of opening one from `store`. */
   storeInstance?: Store;
+  /**
+   * The SQLite store's page cache in MiB (default: SQLite's); for stores of
+   * millions of messages. Also `PLANGATE_SQLITE_CACHE_MIB`.
+   */
+  sqliteCacheMiB?: number;
   /** Use this sink instead of the JSONL file at `audit`. */
   auditSink?: AuditSink;
   clock?: () => number;
@@ -88,7 +94,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   const paths = resolvePaths(options, env);
   const log = options.log ?? ((text: string) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`));
   const runtime = await PolicyRuntime.start({ rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch) });
-  const store = options.storeInstance ?? openStore(paths.store);
+  const store = options.storeInstance ?? openStore(paths.store, { cacheSizeMiB: options.sqliteCacheMiB ?? cacheFromEnv(options.env ?? process.env) });
   const audit = options.auditSink ?? createJsonlAuditSink(paths.audit);
   const gate = createGate({
     engine: runtime.holder,
@@ -141,6 +147,17 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
 }
 
 /** `:memory:` for the in-memory driver, otherwise an SQLite file. */
-export function openStore(path: string): Store {
-  return path === ':memory:' ? createMemoryStore() : openSqliteStore(path);
+export function openStore(path: string, options: SqliteStoreOptions = {}): Store {
+  return path === ':memory:' ? createMemoryStore() : openSqliteStore(path, options);
+}
+
+/** `PLANGATE_SQLITE_CACHE_MIB` as a number (the store checks its range); unset or empty is the default. */
+function cacheFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.PLANGATE_SQLITE_CACHE_MIB;
+  if (text === undefined || text === '') return undefined;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n)) {
+    throw new PlangateError(ErrorCode.InvalidInput, `PLANGATE_SQLITE_CACHE_MIB must be a whole number of MiB (got ${JSON.stringify(text)})`);
+  }
+  return n;
 }
