@@ -123,7 +123,12 @@ export interface CheckVerdicts {
   };
 }
 
-/** The answer for one call. A refusal is a normal decision, not an error. */
+/**
+ * The answer for one call (the policy's hot entrypoint `plangate/decide`):
+ * what a gate acts on. A refusal is a normal decision, not an error. The
+ * shape is `schemas/decision.schema.json`; an {@link Explanation} adds every
+ * candidate and every check's verdict.
+ */
 export interface Decision {
   allowed: boolean;
   tool: string;
@@ -145,9 +150,14 @@ export interface Decision {
   message?: string;
   /** Present when allowed because of a plan. */
   plan?: SatisfyingPlan;
-  candidates: Candidate[];
-  /** Every check's own verdict (absent only from a fail-open decision). */
+  /** Every message considered, with why it did or did not count: in an {@link Explanation}. */
+  candidates?: Candidate[];
+  /** Every check's own verdict: in an {@link Explanation} (absent from a fail-open one). */
   checks?: CheckVerdicts;
+  /** Present (true) when the call is to the agent's reviewer channel: the host records the plan instead of forwarding the call. */
+  channelCall?: true;
+  /** The read guard's ceiling, when the read guard refused (hot answer only; an explanation has it in `checks.readGuard`). */
+  maxBytes?: number;
   /**
    * A fact the policy needs before its answer is final: the size of the file
    * a whole-file read names. The gate gathers it and decides again.
@@ -164,4 +174,14 @@ export interface Decision {
    * `code`, `reason` and `message` say what would have happened.
    */
   shadow?: boolean;
+}
+
+/**
+ * The explanation of one call (the policy's explain entrypoint
+ * `plangate/decision`): the decision's fields, every candidate message with
+ * why it did or did not count, and every check's verdict
+ * (`schemas/explanation.schema.json`).
+ */
+export interface Explanation extends Omit<Decision, 'channelCall' | 'maxBytes'> {
+  candidates: Candidate[];
 }

@@ -11,7 +11,7 @@
  * per decision, a degraded status). Controls that guard money or reach —
  * budgets, allowlists — must fail closed instead; they are not plan-required.
  */
-import type { Decision, EffectiveSettings, ToolClass } from './types.js';
+import type { EffectiveSettings, Explanation, ToolClass } from './types.js';
 
 /** What plan-required does when there is no policy to ask: let the call through. */
 export const PLAN_REQUIRED_ON_POLICY_FAILURE = 'fail_open' as const;
@@ -55,7 +55,7 @@ export function failOpenSettings(): EffectiveSettings {
  * failOpenDecision({ agent: '0xW', tool: 'github.merge' }, 'rules/plan.yaml:3:9: invalid YAML')
  * // { allowed: true, gated: false, failOpen: { reason: 'rules/plan.yaml:3:9: invalid YAML' }, … }
  */
-export function failOpenDecision(call: { agent: string; tool: string; agentKnown?: boolean }, reason: string): Decision {
+export function failOpenDecision(call: { agent: string; tool: string; agentKnown?: boolean }, reason: string): Explanation {
   return {
     allowed: true,
     tool: call.tool,

@@ -7,7 +7,7 @@
  * swapped out stays valid for whoever still holds it.
  */
 import { failOpenDecision, failOpenSettings } from '../core/failopen.js';
-import type { Decision, EffectiveSettings, Lineage, PolicyInput, RulesData } from '../core/types.js';
+import type { Decision, EffectiveSettings, Explanation, Lineage, PolicyInput, RulesData } from '../core/types.js';
 import type { Engine, Evaluator } from './policy.js';
 
 /** The rules a snapshot was built from. */
@@ -43,6 +43,9 @@ export type PolicySnapshot =
 export function failOpenEvaluator(reason: string): Evaluator {
   return {
     decide(input: PolicyInput): Decision {
+      return failOpenDecision({ agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known }, reason);
+    },
+    explain(input: PolicyInput): Explanation {
       return failOpenDecision({ agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known }, reason);
     },
     effective(_seat: Lineage): EffectiveSettings {

@@ -5,14 +5,14 @@
  */
 import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
-import type { Call, Decision, EffectiveSettings, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
+import type { Call, Decision, EffectiveSettings, Explanation, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
 import type { AuditEvent, AuditSink, PlanRequiredBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import type { HoldStore, MessageStore, OrgStore, SnapshotReads } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
-import { decideWithFacts, planningRefusalEvent, refusalError } from './refusals.js';
+import { decideWithFacts, explainWithFacts, planningRefusalEvent, refusalError } from './refusals.js';
 
 /** The store methods the gate uses. */
 export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & Partial<SnapshotReads>;
@@ -63,7 +63,7 @@ export interface Gate {
    * Decides a call for a person asking why, with recent context messages and
    * the facts used. Not an attempt: nothing is audited.
    */
-  explain(call: Call): Promise<{ decision: Decision; input: PolicyInput }>;
+  explain(call: Call): Promise<{ decision: Explanation; input: PolicyInput }>;
   /** Planning holds: place, the reviewer channel (submitPlan), push back, release, unblock, list. */
   holds: Holds;
 }
@@ -133,7 +133,7 @@ export function createGate(options: GateOptions): Gate {
     inputFor,
     async explain(call) {
       const input = await inputFor(call, { explain: true });
-      return { decision: await decideWithFacts(current(), input, readBase), input };
+      return { decision: await explainWithFacts(current(), input, readBase), input };
     },
     async guard<T>(call: Call, effect: () => T | Promise<T>): Promise<T> {
       const decision = await decide(call);

@@ -5,7 +5,7 @@
  * the policy's answer (`decision.check`); nothing here re-decides.
  */
 import { CallRefusedError, ErrorCode, PlanRequiredError, refusalCode } from '../core/errors.js';
-import type { Decision, PolicyInput } from '../core/types.js';
+import type { Decision, Explanation, PolicyInput } from '../core/types.js';
 import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import { fileFact } from './files.js';
@@ -24,6 +24,21 @@ export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, 
   if (!wanted) return first;
   input.file = await fileFact(base, wanted.path);
   return evaluator.decide(input);
+}
+
+/**
+ * The same as {@link decideWithFacts} through the explain entrypoint: every
+ * candidate and every check's verdict.
+ *
+ * @example
+ * const explanation = await explainWithFacts(engine, input, process.cwd());
+ */
+export async function explainWithFacts(evaluator: Evaluator, input: PolicyInput, base: string): Promise<Explanation> {
+  const first = evaluator.explain(input);
+  const wanted = first.needs?.file;
+  if (!wanted) return first;
+  input.file = await fileFact(base, wanted.path);
+  return evaluator.explain(input);
 }
 
 function common(input: PolicyInput, decision: Decision) {
@@ -59,7 +74,7 @@ export function planningRefusalEvent(input: PolicyInput, decision: Decision): Au
       path: input.file.path,
       resolved: input.file.resolved,
       sizeBytes: input.file.size,
-      maxBytes: decision.checks?.readGuard.maxBytes ?? 0,
+      maxBytes: decision.maxBytes ?? decision.checks?.readGuard.maxBytes ?? 0,
     };
     return event;
   }

@@ -157,7 +157,9 @@ describe('POST /v1/say', () => {
     expect(r.json.error.code).toBe('seat_mismatch');
     const stillRefused = await call(s.url, 'POST', '/v1/decide', json(TOKENS.mgr, { tool: 'wallet.propose_spend' }));
     expect(stillRefused.json).toMatchObject({ allowed: false, code: 'plan_required:wallet.propose_spend:none' });
-    expect(stillRefused.json.candidates).toEqual([]);
+    const explained = await call(s.url, 'POST', '/v1/explain', json(TOKENS.mgr, { tool: 'wallet.propose_spend' }));
+    expect(explained.json.decision.candidates).toEqual([]);
+    expect(explained.json.input.messages).toEqual([]);
   });
 
   it('an operator posts as a person, and a person\'s plan never counts for a seat', async () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CallRefusedError, ErrorCode, PlanRequiredError } from '../../src/core/errors.js';
 import { fileFact } from '../../src/gate/files.js';
-import { eventTypes, planningWorld, type PlanningWorld } from './support.js';
+import { eventTypes, planningWorld, type PlanningWorld, decideExplained } from './support.js';
 
 const MIB = 1024 * 1024;
 
@@ -58,7 +58,7 @@ async function world(): Promise<PlanningWorld> {
 describe('read guard', () => {
   it('refuses a whole-file read over the ceiling, says to sample or search, and audits the sizes', async () => {
     const w = await world();
-    const d = await w.gate.decide(read('big.log'));
+    const d = await decideExplained(w.gate, read('big.log'));
     expect(d).toMatchObject({ allowed: false, check: 'read_guard', code: 'read_guard:fs.read_file' });
     expect(d.message).toBe(
       'read_guard:fs.read_file — this call reads all of big.log (5242880 bytes), more than the 1048576-byte ceiling for whole-file reads ' +
@@ -82,7 +82,7 @@ describe('read guard', () => {
   it('lets through a file at or under the ceiling', async () => {
     const w = await world();
     for (const path of ['small.txt', 'edge.bin']) {
-      const d = await w.gate.decide(read(path));
+      const d = await decideExplained(w.gate, read(path));
       expect(d.allowed, path).toBe(true);
       expect(d.checks?.readGuard.status, path).toBe('under');
     }
@@ -92,13 +92,13 @@ describe('read guard', () => {
   it('lets through a read that asks for a range, whatever the size; a null range argument is no range', async () => {
     const w = await world();
     for (const more of [{ offset: 0 }, { limit: 200 }, { offset: 4096, limit: 200 }]) {
-      const d = await w.gate.decide(read('big.log', more));
+      const d = await decideExplained(w.gate, read('big.log', more));
       expect(d.allowed).toBe(true);
       expect(d.checks?.readGuard.status).toBe('ranged');
     }
-    expect((await w.gate.decide(read('big.log', { offset: null, limit: null }))).code).toBe('read_guard:fs.read_file');
+    expect((await decideExplained(w.gate, read('big.log', { offset: null, limit: null }))).code).toBe('read_guard:fs.read_file');
     // fs.cat has no range arguments: offset means nothing to it.
-    const cat = await w.gate.decide({ agent: W, tool: 'fs.cat', args: { file: 'big.log', offset: 10 } });
+    const cat = await decideExplained(w.gate, { agent: W, tool: 'fs.cat', args: { file: 'big.log', offset: 10 } });
     expect(cat.code).toBe('read_guard:fs.cat');
     expect(cat.message).toContain('read a part of it with a tool that takes a range');
   });
@@ -107,7 +107,7 @@ describe('read guard', () => {
     const w = await world();
     const real = realpathSync(big);
     for (const path of ['./big.log', 'logs/../big.log', 'logs/current.log', 'alias/current.log', big, join(dir, 'alias', '..', 'big.log')]) {
-      const d = await w.gate.decide(read(path));
+      const d = await decideExplained(w.gate, read(path));
       expect(d.code, path).toBe('read_guard:fs.read_file');
       expect(d.checks?.readGuard.file, path).toMatchObject({ path, resolved: real, size: 5 * MIB });
     }
@@ -115,31 +115,31 @@ describe('read guard', () => {
 
   it('lets a missing file or a directory through to the tool, which reports its own error', async () => {
     const w = await world();
-    const missing = await w.gate.decide(read('nope/missing.log'));
+    const missing = await decideExplained(w.gate, read('nope/missing.log'));
     expect(missing.allowed).toBe(true);
     expect(missing.checks?.readGuard).toMatchObject({ status: 'not_a_file', file: { kind: 'missing', resolved: join(dir, 'nope', 'missing.log') } });
     symlinkSync(join(dir, 'gone.log'), join(dir, 'dangling.log'));
-    expect((await w.gate.decide(read('dangling.log'))).checks?.readGuard.file?.kind).toBe('missing');
-    const folder = await w.gate.decide(read('logs'));
+    expect((await decideExplained(w.gate, read('dangling.log'))).checks?.readGuard.file?.kind).toBe('missing');
+    const folder = await decideExplained(w.gate, read('logs'));
     expect(folder.allowed).toBe(true);
     expect(folder.checks?.readGuard.file?.kind).toBe('other');
   });
 
   it('is off unless a ceiling is set for the agent, and ignores unlisted tools and calls without a path', async () => {
     const w = await world();
-    const ops = await w.gate.decide({ agent: '0xOPS', tool: 'fs.read_file', args: { path: 'big.log' } });
+    const ops = await decideExplained(w.gate, { agent: '0xOPS', tool: 'fs.read_file', args: { path: 'big.log' } });
     expect(ops.allowed).toBe(true);
     expect(ops.checks?.readGuard).toMatchObject({ status: 'off', applies: false });
     expect(ops.checks?.readGuard.file).toBeUndefined(); // not even looked at
 
     const none = await planningWorld('planRequired:\n  workspace: { mode: side_effects }\ntools:\n  read: [fs.read_file]\n', { readBase: dir });
-    const off = await none.gate.decide(read('big.log'));
+    const off = await decideExplained(none.gate, read('big.log'));
     expect(off.allowed).toBe(true);
     expect(off.checks?.readGuard.status).toBe('off');
 
-    expect((await w.gate.decide({ agent: W, tool: 'fs.read_file' })).checks?.readGuard.status).toBe('no_path');
-    expect((await w.gate.decide(read(42))).checks?.readGuard.status).toBe('no_path');
-    expect((await w.gate.decide({ agent: W, tool: 'fs.tail', args: { path: 'big.log' } })).checks?.readGuard.status).toBe('not_listed');
+    expect((await decideExplained(w.gate, { agent: W, tool: 'fs.read_file' })).checks?.readGuard.status).toBe('no_path');
+    expect((await decideExplained(w.gate, read(42))).checks?.readGuard.status).toBe('no_path');
+    expect((await decideExplained(w.gate, { agent: W, tool: 'fs.tail', args: { path: 'big.log' } })).checks?.readGuard.status).toBe('not_listed');
   });
 
   it('fileFact resolves against the base and follows links', async () => {
@@ -164,19 +164,19 @@ describe('how the checks compose: read guard, then planning hold, then plan-requ
     await w.gate.holds.place(W, { by: 'ops' });
 
     // fs.read_file is whitelisted: the hold lets it through, the read guard refuses it.
-    const whitelisted = await w.gate.decide(read('big.log'));
+    const whitelisted = await decideExplained(w.gate, read('big.log'));
     expect(whitelisted).toMatchObject({
       check: 'read_guard', code: 'read_guard:fs.read_file',
       checks: { readGuard: { refused: true }, planningHold: { held: true, refused: false, exempt: 'whitelist' } },
     });
     // fs.cat is not: both refuse, and the read guard comes first.
-    const both = await w.gate.decide({ agent: W, tool: 'fs.cat', args: { file: 'big.log' } });
+    const both = await decideExplained(w.gate, { agent: W, tool: 'fs.cat', args: { file: 'big.log' } });
     expect(both).toMatchObject({ check: 'read_guard', code: 'read_guard:fs.cat', checks: { readGuard: { refused: true }, planningHold: { refused: true } } });
     // A small whole-file read with fs.cat: the read guard passes, the hold refuses.
-    const small = await w.gate.decide({ agent: W, tool: 'fs.cat', args: { file: 'small.txt' } });
+    const small = await decideExplained(w.gate, { agent: W, tool: 'fs.cat', args: { file: 'small.txt' } });
     expect(small).toMatchObject({ check: 'planning_hold', code: 'planning_hold:fs.cat' });
     // An unplanned effect: the hold and plan-required both refuse; the hold comes first.
-    const effect = await w.gate.decide({ agent: W, tool: 'github.merge_pull_request' });
+    const effect = await decideExplained(w.gate, { agent: W, tool: 'github.merge_pull_request' });
     expect(effect).toMatchObject({
       check: 'planning_hold', code: 'planning_hold:github.merge_pull_request',
       checks: { planRequired: { allowed: false, code: 'plan_required:github.merge_pull_request:none' } },
@@ -186,7 +186,7 @@ describe('how the checks compose: read guard, then planning hold, then plan-requ
 
     // Once the hold lifts, plan-required decides the effect.
     await w.gate.holds.unblock(W, { by: 'ops' });
-    const after = await w.gate.decide({ agent: W, tool: 'github.merge_pull_request' });
+    const after = await decideExplained(w.gate, { agent: W, tool: 'github.merge_pull_request' });
     expect(after).toMatchObject({ check: 'plan_required', code: 'plan_required:github.merge_pull_request:none', reason: 'none' });
 
     // Whichever check refuses, guard() stops the call before the effect.

@@ -1,7 +1,7 @@
 /**
  * The human-readable account of a decision for `plangate explain`.
  */
-import type { Candidate, CandidateReason, Decision, PolicyInput, SettingSource } from '../../core/types.js';
+import type { Candidate, CandidateReason, Explanation, PolicyInput, SettingSource } from '../../core/types.js';
 
 const REASONS: Record<CandidateReason, string> = {
   not_plan: 'not a plan (its kind is not `plan`)',
@@ -37,7 +37,7 @@ function candidateLine(c: Candidate): string {
  * @example
  * io.out(renderExplanation(decision, input));
  */
-export function renderExplanation(d: Decision, input: PolicyInput): string {
+export function renderExplanation(d: Explanation, input: PolicyInput): string {
   const s = d.settings;
   const lineage = input.agent.known
     ? `crews ${input.agent.crews.join(' → ')}`
@@ -88,7 +88,7 @@ const READ_GUARD: Record<string, string> = {
 };
 
 /** The read guard's and the planning hold's verdicts, for `explain`. */
-function checkLines(d: Decision): string[] {
+function checkLines(d: Explanation): string[] {
   const c = d.checks;
   if (!c) return [];
   const rg = c.readGuard;

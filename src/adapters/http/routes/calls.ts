@@ -117,7 +117,7 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
       const decision = await deps.decide(callOf(agent, { ...b, ...(b.arguments ? { args: argsForPolicy(b.arguments) } : {}) }, b.name));
       if (!decision.allowed) return { status: REFUSED_STATUS, body: refusalBody(decision) };
       // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
-      if (decision.checks?.planningHold.channelCall) return reviewerChannelReply(deps, agent, b.arguments, b.runId);
+      if (decision.channelCall === true) return reviewerChannelReply(deps, agent, b.arguments, b.runId);
       const target = deps.executors?.lookup(b.name);
       if (!target) throw new HttpError(HttpCode.NoExecutor, `no executor is configured for ${b.name}`);
       const answer = await deps.executors!.call(target, {

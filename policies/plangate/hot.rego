@@ -1,0 +1,22 @@
+# METADATA
+# title: The hot answer
+# description: |
+#   What a gate acts on for one call: allowed, the deciding check, its code,
+#   reason and message, shadow, the plan that counted, the settings in force,
+#   the fact the host must still gather (needs), whether the call is to the
+#   reviewer channel, and the read guard's ceiling when it refused. The same
+#   rules as the explanation (plangate.compose), without the candidates and
+#   the checks' verdicts.
+package plangate.hot
+
+import data.plangate.compose
+
+channel_part := {"channelCall": true} if compose.channel_call
+
+else := {}
+
+max_part := {"maxBytes": compose.checks.readGuard.maxBytes} if compose.deciding == "read_guard"
+
+else := {}
+
+decide := object.union(object.remove(compose.decision, ["candidates", "checks"]), object.union(channel_part, max_part))
