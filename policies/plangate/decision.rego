@@ -3,8 +3,10 @@
 # description: |
 #   decide: the hot answer for one call, what a gate acts on (plangate.hot).
 #   decision: the explanation of one call (input: now, call, agent, upstream,
-#   messages, and optionally hold and file): the same answer with every
-#   candidate and every check's verdict; the checks compose as plangate.compose says.
+#   messages, and optionally delegations, run, hold and file): the same answer
+#   with every candidate and every check's verdict; the checks compose as
+#   plangate.compose says, and claimed runs and delegations count only as far
+#   as plangate.trust finds them on record.
 #   effective: the plan-required settings in force for one seat (input: agent).
 #   planning_settings: the planning-gate settings in force for one seat (input: agent).
 #   hold_allowed: whether a hold may be placed (input: agent, kind, hold).

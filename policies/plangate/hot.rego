@@ -5,8 +5,8 @@
 #   reason and message, shadow, the plan that counted, the settings in force,
 #   the fact the host must still gather (needs), whether the call is to the
 #   reviewer channel, and the read guard's ceiling when it refused. The same
-#   rules as the explanation (plangate.compose), without the candidates and
-#   the checks' verdicts.
+#   rules as the explanation (plangate.compose), without the candidates,
+#   the checks' verdicts and the verdicts on the claimed run and delegation.
 package plangate.hot
 
 import data.plangate.compose
@@ -19,4 +19,4 @@ max_part := {"maxBytes": compose.checks.readGuard.maxBytes} if compose.deciding 
 
 else := {}
 
-decide := object.union(object.remove(compose.decision, ["candidates", "checks"]), object.union(channel_part, max_part))
+decide := object.union(object.remove(compose.decision, ["candidates", "checks", "run", "delegation"]), object.union(channel_part, max_part))

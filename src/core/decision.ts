@@ -124,6 +124,23 @@ export interface CheckVerdicts {
 }
 
 /**
+ * What the record says about the call's run: `open` only when it belongs to
+ * the acting seat (or a seat of its recorded delegation chain), has started,
+ * was not ended and has not outlived its bound. Any other status simply
+ * means the same-run exception does not apply.
+ */
+export type RunStatus = 'open' | 'unknown' | 'foreign' | 'ended' | 'expired' | 'not_started';
+
+/** The call's claimed delegation chain against the record. */
+export interface DelegationVerdict {
+  claimed: string[];
+  /** The recorded prefix of `claimed`: only these seats count as upstream. */
+  chain: string[];
+  /** The first claimed manager without a live recorded delegation, when there is one. */
+  unrecorded?: string;
+}
+
+/**
  * The answer for one call (the policy's hot entrypoint `plangate/decide`):
  * what a gate acts on. A refusal is a normal decision, not an error. The
  * shape is `schemas/decision.schema.json`; an {@link Explanation} adds every
@@ -150,9 +167,12 @@ export interface Decision {
   message?: string;
   /** Present when allowed because of a plan. */
   plan?: SatisfyingPlan;
-  /** Every message considered, with why it did or did not count: in an {@link Explanation}. */
-  candidates?: Candidate[];
-  /** Every check's own verdict: in an {@link Explanation} (absent from a fail-open one). */
+  candidates: Candidate[];
+  /** Present when the call names a run: its id and what the record says about it. */
+  run?: { id: string; status: RunStatus };
+  /** Present when the call claims a delegation chain: how far the record backs it. */
+  delegation?: DelegationVerdict;
+  /** Every check's own verdict (absent only from a fail-open decision). */
   checks?: CheckVerdicts;
   /** Present (true) when the call is to the agent's reviewer channel: the host records the plan instead of forwarding the call. */
   channelCall?: true;
@@ -184,4 +204,8 @@ export interface Decision {
  */
 export interface Explanation extends Omit<Decision, 'channelCall' | 'maxBytes'> {
   candidates: Candidate[];
+  /** Present when the call names a run: its id and what the record says about it. */
+  run?: { id: string; status: RunStatus };
+  /** Present when the call claims a delegation chain: how far the record backs it. */
+  delegation?: DelegationVerdict;
 }

@@ -189,6 +189,6 @@ export interface SnapshotReads {
   decisionFacts(query: DecisionFactsQuery): Promise<DecisionFacts>;
 }
 
-export interface Store extends OrgStore, MessageStore, HoldStore, Partial<SnapshotReads> {
+export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, Partial<SnapshotReads> {
   close(): Promise<void>;
 }

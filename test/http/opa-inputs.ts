@@ -113,7 +113,7 @@ export interface DifferentialCase {
  * 15% seat inputs spread over the other entrypoints.
  */
 export function differentialCases(n: number, seed: number, entrypoints: readonly string[]): DifferentialCase[] {
-  const decisions = entrypoints.filter((e) => e === 'plangate/decision' || e === 'plangate/decide');
+  const decisions: string[] = entrypoints.filter((e) => e === 'plangate/decision' || e === 'plangate/decide');
   const others = entrypoints.filter((e) => !decisions.includes(e));
   const seat = fc.record({
     agent: lineage(fc.constantFrom(...AGENTS)),

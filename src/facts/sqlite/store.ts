@@ -25,6 +25,7 @@ import {
   MAX_CREW_DEPTH,
 } from '../validate.js';
 import { createSqliteHolds } from './holds.js';
+import { createSqliteRuns } from './runs.js';
 import { guard } from './guard.js';
 import { MIGRATIONS, SCHEMA_VERSION, SQL } from './schema.js';
 
@@ -229,6 +230,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
 
   return {
     ...holds,
+    ...createSqliteRuns(db),
 
     async putCrew(crew: Crew): Promise<void> {
       guard('putCrew', () => putCrew.immediate(crew));
