@@ -102,6 +102,7 @@ export interface RulesData {
     agents: Record<string, { profile: string; source: string }>;
   };
   /** The read tools the read guard watches; absent when no rule file lists any. */
-  readGuard?: { tools: Record<string, ReadGuardTool> };
+  /** The read tools the guard knows, and the directories it may look in (`roots`, when the rules set them). */
+  readGuard?: { tools: Record<string, ReadGuardTool>; roots?: string[] };
 }
 

@@ -14,15 +14,16 @@ import { fileFact } from './files.js';
  * Decides `input`; when the decision needs the size of the file a whole-file
  * read names, gathers it (resolved against `base`) and decides again with
  * the same evaluator. At most one extra evaluation, one realpath, one stat.
+ * Relative paths resolve against the first of the read roots.
  *
  * @example
- * const decision = await decideWithFacts(engine, input, process.cwd());
+ * const decision = await decideWithFacts(engine, input, [process.cwd()]);
  */
-export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, base: string): Promise<Decision> {
+export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, roots: readonly string[]): Promise<Decision> {
   const first = evaluator.decide(input);
   const wanted = first.needs?.file;
   if (!wanted) return first;
-  input.file = await fileFact(base, wanted.path);
+  input.file = await fileFact(roots[0] ?? process.cwd(), wanted.path);
   return evaluator.decide(input);
 }
 

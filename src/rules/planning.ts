@@ -93,6 +93,10 @@ export function normalizePlanning(files: readonly ParsedRuleFile[]): {
     const readGuard = isRecord(doc['readGuard']) ? doc['readGuard'] : undefined;
     if (readGuard) {
       sawGuard = true;
+      const roots = readGuard['roots'];
+      if (Array.isArray(roots) && roots.every((r) => typeof r === 'string')) {
+        if (claim('read:roots', ['readGuard', 'roots'], (first) => `the read roots are already defined at ${first}`)) guard.roots = roots as string[];
+      }
       const tools = isRecord(readGuard['tools']) ? readGuard['tools'] : {};
       for (const tool of Object.keys(tools)) {
         const path = ['readGuard', 'tools', tool];
