@@ -12,7 +12,7 @@ import type { HoldStore, MessageStore, OrgStore } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
-import { decideWithFacts, planningRefusalEvent, refusalError } from './refusals.js';
+import { decideWithFacts, planningRefusalEvent, refusalError, type Resolutions } from './refusals.js';
 
 /** The store methods the gate uses. */
 export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore;
@@ -103,8 +103,8 @@ export function createGate(options: GateOptions): Gate {
     return gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {});
   }
 
-  async function record(input: PolicyInput, decision: Decision): Promise<void> {
-    await audit(planningRefusalEvent(input, decision) ?? blockedEvent(input, decision));
+  async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions): Promise<void> {
+    await audit(planningRefusalEvent(input, decision, resolutions) ?? blockedEvent(input, decision));
   }
 
   async function audit(event: AuditEvent): Promise<void> {
@@ -129,9 +129,10 @@ export function createGate(options: GateOptions): Gate {
       options.onDecision?.(failed);
       return failed;
     }
-    const decision = await decideWithFacts(current(), input, readRoots());
+    const resolutions: Resolutions = new Map();
+    const decision = await decideWithFacts(current(), input, readRoots(), resolutions);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
-    if (!decision.allowed || decision.shadow === true) await record(input, decision);
+    if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions);
     options.onDecision?.(decision);
     return decision;
   }
