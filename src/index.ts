@@ -43,3 +43,4 @@ export type { RuntimeStatus, StatusSource } from './main/status.js';
 export { WORKSPACE_ENV } from './main/env.js';
 export { loadBlueprint, parseBlueprint, type Blueprint } from './rules/blueprint.js';
 export { applyBlueprint, type ApplyBlueprintOptions, type ApplyBlueprintResult } from './main/blueprint.js';
+export { readRootsFrom, READ_BASE_ENV } from './main/roots.js';

@@ -4,7 +4,7 @@
 #   What a gate acts on for one call: allowed, the deciding check, its code,
 #   reason and message, shadow, the plan that counted, the settings in force,
 #   the fact the host must still gather (needs), whether the call is to the
-#   reviewer channel, and the read guard's ceiling when it refused. The same
+#   reviewer channel, and the read guard's verdict when it refused (for the audit). The same
 #   rules as the explanation (plangate.compose), without the candidates,
 #   the checks' verdicts and the verdicts on the claimed run and delegation.
 package plangate.hot
@@ -15,8 +15,8 @@ channel_part := {"channelCall": true} if compose.channel_call
 
 else := {}
 
-max_part := {"maxBytes": compose.checks.readGuard.maxBytes} if compose.deciding == "read_guard"
+guard_part := {"readGuard": compose.checks.readGuard} if compose.deciding == "read_guard"
 
 else := {}
 
-decide := object.union(object.remove(compose.decision, ["candidates", "checks", "run", "delegation"]), object.union(channel_part, max_part))
+decide := object.union(object.remove(compose.decision, ["candidates", "checks", "run", "delegation"]), object.union(channel_part, guard_part))

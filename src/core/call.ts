@@ -25,4 +25,9 @@ export interface Call {
    * rules name; a host may leave out large values such as file contents.
    */
   args?: Record<string, unknown>;
+  /**
+   * Arguments the host left out of `args` for their size (see gate/args.ts).
+   * The read guard refuses a call whose path or range is among them.
+   */
+  omittedArgs?: string[];
 }

@@ -19,6 +19,7 @@ export interface CheckedCall {
   delegatedBy: string[];
   now: number;
   args?: Record<string, unknown>;
+  omittedArgs?: string[];
 }
 
 /** Largest `call.args`, as JSON in UTF-8 bytes. */
@@ -63,6 +64,7 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
     delegatedBy: c.delegatedBy ?? [],
     now: c.at === undefined ? defaultNow : toMillis(c.at, 'call.at'),
     ...(c.args !== undefined ? { args: c.args } : {}),
+    ...(c.omittedArgs !== undefined ? { omittedArgs: c.omittedArgs } : {}),
   };
 }
 

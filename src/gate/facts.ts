@@ -39,6 +39,7 @@ export async function gatherInput(store: FactSource, call: CheckedCall, options:
     messages: facts.messages,
   };
   if (call.args !== undefined) input.call.args = call.args;
+  if (call.omittedArgs !== undefined) input.call.omittedArgs = call.omittedArgs;
   if (facts.hold) input.hold = toHoldFact(facts.hold);
   return input;
 }
