@@ -38,7 +38,7 @@ specs := data.plangate.rules.readGuard.tools
 
 spec := specs[tool]
 
-max_setting := planning.effective(input.agent).readGuardMaxBytes
+max_setting := planning.in_force("readGuardMaxBytes")
 
 max_bytes := max_setting.value
 
@@ -161,7 +161,7 @@ status := "off" if {
 } else := "not_listed" if {
 	not spec
 } else := "not_read" if {
-	classify.class_of(tool) != "read"
+	classify.class != "read"
 } else := "withheld" if {
 	count(withheld) > 0
 } else := "bad_path" if {
@@ -184,10 +184,17 @@ applies if status in {"withheld", "bad_path", "needs_size", "outside_roots", "ov
 
 default refused := false
 
-refused if status in {"withheld", "bad_path", "outside_roots", "over"}
+# Only a listed tool can be refused: the cheap test first.
+refused if {
+	spec
+	status in {"withheld", "bad_path", "outside_roots", "over"}
+}
 
 # needs names the paths the host must look up before the decision is final.
-needs := {"files": unchecked} if status == "needs_size"
+needs := {"files": unchecked} if {
+	spec
+	status == "needs_size"
+}
 
 code := concat(":", ["read_guard", tool])
 

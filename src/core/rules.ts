@@ -4,6 +4,8 @@
  */
 
 /** Plan-required modes, weakest first. */
+import type { ToolMatchIndex } from './patterns.js';
+
 export const MODES = ['off', 'spends_only', 'side_effects'] as const;
 export type Mode = (typeof MODES)[number];
 
@@ -97,6 +99,8 @@ export interface RulesData {
     exact: Record<string, ToolClass>;
     /** Glob patterns; the policy picks the most specific match. */
     patterns: ToolPattern[];
+    /** The patterns as shapes, prefixes and suffixes, for matching without compiling them (see core/patterns.ts). */
+    match?: ToolMatchIndex;
   };
   /** Planning-gate settings; absent when no rule file sets any (everything built in). */
   planningGate?: {

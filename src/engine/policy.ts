@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import { ErrorCode, PlangateError, toError } from '../core/errors.js';
+import { withMatchIndex } from '../core/patterns.js';
 import type {
   Decision,
   Explanation,
@@ -92,7 +93,7 @@ export class Engine implements Evaluator {
       }
     }
     try {
-      policy.setData({ plangate: { rules: options.data } });
+      policy.setData({ plangate: { rules: withMatchIndex(options.data) } });
     } catch (thrown) {
       throw new PlangateError(ErrorCode.PolicyUnavailable, `the rules cannot be loaded into the policy: ${toError(thrown).message}`, [], { cause: thrown });
     }
