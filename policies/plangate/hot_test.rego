@@ -12,7 +12,7 @@ both(inp) := [h, e] if {
 }
 
 # shared is an explanation without the parts only an explanation carries.
-shared(e) := object.remove(e, ["candidates", "checks", "run", "delegation"])
+shared(e) := object.remove(e, ["candidates", "checks"])
 
 test_hot_is_the_explanation_without_candidates_and_checks if {
 	every inp in [

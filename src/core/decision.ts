@@ -177,13 +177,14 @@ export interface Decision {
   message?: string;
   /** Present when allowed because of a plan. */
   plan?: SatisfyingPlan;
-  candidates: Candidate[];
+  /** Every message considered, with why it did or did not count: in an {@link Explanation}. */
+  candidates?: Candidate[];
+  /** Every check's own verdict: in an {@link Explanation} (absent from a fail-open one). */
+  checks?: CheckVerdicts;
   /** Present when the call names a run: its id and what the record says about it. */
   run?: { id: string; status: RunStatus };
   /** Present when the call claims a delegation chain: how far the record backs it. */
   delegation?: DelegationVerdict;
-  /** Every check's own verdict (absent only from a fail-open decision). */
-  checks?: CheckVerdicts;
   /** Present (true) when the call is to the agent's reviewer channel: the host records the plan instead of forwarding the call. */
   channelCall?: true;
   /** The read guard's verdict, when the read guard refused (hot answer only; an explanation has it in `checks.readGuard`). */
@@ -215,8 +216,4 @@ export interface Decision {
  */
 export interface Explanation extends Omit<Decision, 'channelCall' | 'readGuard'> {
   candidates: Candidate[];
-  /** Present when the call names a run: its id and what the record says about it. */
-  run?: { id: string; status: RunStatus };
-  /** Present when the call claims a delegation chain: how far the record backs it. */
-  delegation?: DelegationVerdict;
 }

@@ -1,17 +1,22 @@
 /**
- * Gathering the facts for one call, as one snapshot where the store can: the acting agent's lineage and active
- * planning hold, its delegation chain's lineages, and the candidate plans
- * (never bodies).
- * Every lookup is bounded by the lineage, not by the size of the store.
+ * Gathering the facts for one call: the acting agent's lineage and active
+ * planning hold, the recorded run of the call's run id, the live recorded
+ * delegations behind each claimed link, the lineages of the claimed
+ * managers the record backs, and the candidate plans (never bodies). The
+ * seat, its hold, the backed managers' lineages and the candidate plans are
+ * read as one snapshot where the store can (`decisionFacts`, one read
+ * transaction in SQLite). Every lookup is bounded by the lineage and the
+ * claim, not by the size of the store.
  */
-import type { PolicyInput } from '../core/types.js';
-import type { DecisionFacts, DecisionFactsQuery, HoldStore, OrgStore, MessageStore, SnapshotReads } from '../facts/port.js';
-import { candidateQueryFor } from '../facts/snapshot.js';
+import type { Delegation, DelegationFact, PolicyInput, Run, RunFact } from '../core/types.js';
+import type { DecisionFacts, DecisionFactsQuery, DelegationStore, HoldStore, OrgStore, MessageStore, RunStore, SnapshotReads } from '../facts/port.js';
 import { toHoldFact } from '../facts/holds.js';
+import { candidateQueryFor } from '../facts/snapshot.js';
 import type { CheckedCall } from './call.js';
 
 /** The store methods fact gathering uses; `decisionFacts` (one snapshot) when the store has it. */
-export type FactSource = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates'> & Pick<HoldStore, 'activeHold'> & Partial<SnapshotReads>;
+export type FactSource = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates'> & Pick<HoldStore, 'activeHold'>
+  & Pick<RunStore, 'getRun'> & Pick<DelegationStore, 'delegationsTo'> & Partial<SnapshotReads>;
 
 export interface GatherOptions {
   /** Also fetch recent non-candidate messages so an explanation can say why they did not count. */
@@ -19,27 +24,42 @@ export interface GatherOptions {
 }
 
 /**
- * Builds the policy input for a validated call.
+ * Builds the policy input for a validated call. The claimed chain is
+ * looked up, never believed: only the managers whose every link down to the
+ * agent has a live recorded delegation get their lineage and plans fetched;
+ * the policy walks the same records to decide how far the claim counts.
  *
  * @example
  * const input = await gatherInput(store, checkCall(call, Date.now()));
  */
 export async function gatherInput(store: FactSource, call: CheckedCall, options: GatherOptions = {}): Promise<PolicyInput> {
-  const q: DecisionFactsQuery = { agent: call.agent, delegatedBy: call.delegatedBy, now: call.now };
+  const claimed = call.delegatedBy;
+  const workers = [call.agent, ...claimed.slice(0, -1)];
+  // A call that names no run and claims no chain (the common case) reads nothing here.
+  const [run, links] = await Promise.all([
+    call.runId !== undefined ? store.getRun(call.runId) : undefined,
+    claimed.length === 0 ? [] : Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId)
+      .then((ds) => ds.filter((d) => d.manager === manager)))),
+  ]);
+  const backed = links.findIndex((ds) => ds.length === 0);
+  const recorded = backed < 0 ? claimed : claimed.slice(0, backed);
+  const q: DecisionFactsQuery = { agent: call.agent, delegatedBy: recorded, now: call.now };
   if (call.runId !== undefined) q.runId = call.runId;
   if (options.context) q.context = options.context;
   const facts = store.decisionFacts ? await store.decisionFacts(q) : await lookupByLookup(store, q);
   const input: PolicyInput = {
     now: call.now,
     call: call.runId !== undefined
-      ? { agent: call.agent, tool: call.tool, runId: call.runId, delegatedBy: call.delegatedBy }
-      : { agent: call.agent, tool: call.tool, delegatedBy: call.delegatedBy },
+      ? { agent: call.agent, tool: call.tool, runId: call.runId, delegatedBy: claimed }
+      : { agent: call.agent, tool: call.tool, delegatedBy: claimed },
     agent: facts.agent,
     upstream: facts.upstream,
     messages: facts.messages,
   };
   if (call.args !== undefined) input.call.args = call.args;
   if (call.omittedArgs !== undefined) input.call.omittedArgs = call.omittedArgs;
+  if (claimed.length > 0) input.delegations = links.slice(0, recorded.length).flat().map(toDelegationFact);
+  if (run) input.run = toRunFact(run);
   if (facts.hold) input.hold = toHoldFact(facts.hold);
   return input;
 }
@@ -54,4 +74,14 @@ async function lookupByLookup(store: FactSource, q: DecisionFactsQuery): Promise
   if (!agent) throw new Error('unreachable: lineage of the acting agent');
   const messages = await store.candidates(candidateQueryFor(q, agent, upstream));
   return hold ? { agent, upstream, hold, messages } : { agent, upstream, messages };
+}
+
+/** What the policy sees of a run. */
+export function toRunFact(r: Run): RunFact {
+  return { id: r.id, seat: r.seat, delegationId: r.delegationId, startedAt: r.startedAt, expiresAt: r.expiresAt, endedAt: r.endedAt };
+}
+
+/** What the policy sees of a delegation. */
+export function toDelegationFact(d: Delegation): DelegationFact {
+  return { id: d.id, manager: d.manager, worker: d.worker, runId: d.runId, createdAt: d.createdAt, expiresAt: d.expiresAt, revokedAt: d.revokedAt };
 }

@@ -1,8 +1,8 @@
 /**
  * The hot entrypoint (`plangate/decide`) and the explain entrypoint
  * (`plangate/decision`) are one policy: for thousands of random inputs the
- * hot answer equals the explanation's fields (without the candidates, the
- * checks' verdicts and the run and delegation verdicts; `channelCall` and `readGuard` are the explanation's
+ * hot answer equals the explanation's fields (without the candidates and the
+ * checks' verdicts; `channelCall` and `readGuard` are the explanation's
  * `checks.planningHold.channelCall` and `checks.readGuard`), and
  * both answers match their JSON Schema (schemas/decision.schema.json,
  * schemas/explanation.schema.json). Inputs: the property test's random
@@ -37,7 +37,7 @@ const validExplanation = ajv.getSchema('https://plangate.dev/schemas/explanation
 
 /** The fields of an explanation the hot answer must carry, as the hot answer names them. */
 function hotFieldsOf(explanation: Record<string, unknown>): Record<string, unknown> {
-  const { candidates: _c, checks, run: _r, delegation: _d, ...rest } = explanation as { candidates?: unknown; run?: unknown; delegation?: unknown; check?: string; checks?: { planningHold?: { channelCall?: unknown }; readGuard?: unknown } };
+  const { candidates: _c, checks, ...rest } = explanation as { candidates?: unknown; check?: string; checks?: { planningHold?: { channelCall?: unknown }; readGuard?: unknown } };
   const out: Record<string, unknown> = { ...rest };
   if (checks?.planningHold?.channelCall === true) out.channelCall = true;
   if (rest.check === 'read_guard') out.readGuard = checks?.readGuard;

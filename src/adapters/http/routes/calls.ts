@@ -1,6 +1,6 @@
 /**
  * Deciding calls: `POST /v1/decide` (the decision, refused or not, is a 200),
- * `POST /v1/explain` (why, nothing audited) and `POST /mcp/call` (the
+ * `POST /v1/explain` (why, nothing audited; an agent sees only its own facts) and `POST /mcp/call` (the
  * gateway's tool-call route: a refusal is a 409 and the executor is never
  * called; an allowed call goes to its executor and the executor's answer
  * comes back).
@@ -10,6 +10,7 @@ import type { Call } from '../../../core/types.js';
 import { argsForPolicy } from '../../../gate/args.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
+import { explainForSeat } from '../disclosure.js';
 import { refusalBody, REFUSED_STATUS } from '../refusal.js';
 import type { Router } from '../router.js';
 import { reviewerChannelReply } from './holds.js';
@@ -49,6 +50,9 @@ function callOf(agent: string, b: { runId?: string; delegatedBy?: string[]; args
 
 export { argsForPolicy, POLICY_ARG_MAX_BYTES, POLICY_ARG_MAX_KEYS } from '../../../gate/args.js';
 
+/** An agent's token vouches for its seat only: a claimed delegation not on record is refused (403 claim_refused, audited). */
+const AGENT_CLAIMS = { unrecordedClaims: 'refuse' } as const;
+
 export function registerCallRoutes(router: Router, deps: HttpDeps): void {
   router.add({
     method: 'POST',
@@ -57,7 +61,7 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
     body: { schema: 'decide' },
     async handle(ctx) {
       const b = ctx.body as DecideBody;
-      const decision = await deps.decide(callOf(seatOf(ctx.principal, b.agent, "the body's agent"), b, b.tool));
+      const decision = await deps.decide(callOf(seatOf(ctx.principal, b.agent, "the body's agent"), b, b.tool), AGENT_CLAIMS);
       return { body: decision };
     },
   });
@@ -77,8 +81,10 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
         agent = seatOf(ctx.principal, b.agent, "the body's agent");
         if (b.at !== undefined) throw new HttpError(HttpCode.Forbidden, 'body.at: only an operator may explain a call at another time');
       }
-      const { decision, input } = await deps.gate.explain({ ...callOf(agent, b, b.tool), ...(b.at !== undefined ? { at: b.at } : {}) });
-      return { body: { decision, input } };
+      const call = { ...callOf(agent, b, b.tool), ...(b.at !== undefined ? { at: b.at } : {}) };
+      if (ctx.principal?.role === 'operator') return { body: await deps.gate.explain(call) };
+      const { decision, input } = await deps.gate.explain(call, AGENT_CLAIMS);
+      return { body: explainForSeat(agent, decision, input) };
     },
   });
 
@@ -92,7 +98,7 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
       const agent = seatOf(ctx.principal, b.agent, "the body's agent");
       // Every argument the policy needs is given or named as left out (too large): never a silently truncated view.
       const shown = b.arguments ? argsForPolicy(b.arguments) : undefined;
-      const decision = await deps.decide(callOf(agent, { ...b, ...(shown ? { args: shown.args, omittedArgs: shown.omitted } : {}) }, b.name));
+      const decision = await deps.decide(callOf(agent, { ...b, ...(shown ? { args: shown.args, omittedArgs: shown.omitted } : {}) }, b.name), AGENT_CLAIMS);
       if (!decision.allowed) return { status: REFUSED_STATUS, body: refusalBody(decision) };
       // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
       if (decision.channelCall === true) return reviewerChannelReply(deps, agent, b.arguments, b.runId);
