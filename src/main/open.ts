@@ -13,6 +13,7 @@ import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
 import { openSqliteStore } from '../facts/sqlite/store.js';
+import { MAX_HOLD_LIMIT } from '../facts/holds.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, type Paths } from './config.js';
@@ -109,6 +110,10 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     onDecision: (decision) => runtime.recordDecision(decision),
     // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
     onStoreError: () => {},
+  });
+  // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
+  await gate.holds.list({ limit: MAX_HOLD_LIMIT }).catch((error: unknown) => {
+    log(`plangate: the store failed while reading the active holds at start: ${error instanceof Error ? error.message : String(error)}`);
   });
   let watcher: PolicyWatcher | undefined;
   if (options.watch) {

@@ -27,6 +27,8 @@ export interface RuntimeStatus {
     shadowRefused: number;
     /** Calls let through because there was no policy or no facts to decide them. */
     failOpen: number;
+    /** A held agent's calls decided by the host's fail-closed hold rule (no policy or no store). */
+    failClosed?: number;
   };
   /** Settings pinned by the environment: each `PLANGATE_WORKSPACE_*` variable set, with its value. */
   env?: { pinned: Record<string, string> };
