@@ -19,7 +19,7 @@ import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, type Paths } from './config.js';
 import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
-import type { RuntimeStatus, StatusSource } from './status.js';
+import { withAudit, type RuntimeStatus, type StatusSource } from './status.js';
 import { watchPolicyInputs, type PolicyWatcher } from './watch.js';
 
 export interface Plangate extends StatusSource {
@@ -145,7 +145,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     audit,
     paths,
     runtime,
-    status: () => runtime.status(),
+    status: () => withAudit(runtime.status(), audit.state?.()),
     reload: () => runtime.load(),
     async close() {
       runtime.watching = false;

@@ -16,6 +16,7 @@ export function degradedReasons(s: RuntimeStatus): string[] {
   const reasons: string[] = [];
   if (s.failOpen) reasons.push(`failing open since ${s.failOpen.since}: ${s.failOpen.reason} (plan-required is NOT enforced)`);
   if (s.lastReloadError) reasons.push(`last reload failed at ${s.lastReloadError.at}: ${s.lastReloadError.message} (the last good rules stay in force)`);
+  if (s.audit && !s.audit.ok) reasons.push(`the audit log cannot be written since ${s.audit.since ?? '?'}: ${s.audit.error ?? 'failed'} (it is reopened by itself; decisions are unchanged)`);
   if (reasons.length === 0 && s.state === 'degraded') reasons.push('degraded');
   return reasons;
 }
