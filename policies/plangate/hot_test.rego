@@ -19,7 +19,6 @@ test_hot_is_the_explanation_without_candidates_and_checks if {
 		gx.call(fx.merge, {}, {}),
 		gx.call(fx.merge, {}, {"messages": [fx.plan("m1", fx.minute)]}),
 		gx.call(fx.merge, {}, {"messages": [fx.plan("m1", 45 * fx.minute)]}),
-		gx.held(fx.merge, {}),
 		gx.call("github.get_pull_request", {}, {}),
 		gx.call(gx.read_file, {"path": "big.log"}, {}),
 	] {
@@ -35,7 +34,19 @@ test_hot_names_the_reviewer_channel_call if {
 	h.allowed == true
 	h.channelCall == true
 	e.checks.planningHold.channelCall == true
-	object.remove(h, ["channelCall"]) == shared(e)
+	h.reviewerChannel == e.checks.planningHold.channel
+	object.remove(h, ["channelCall", "reviewerChannel"]) == shared(e)
+
+	[free, _] := both(gx.call(gx.channel, {}, {}))
+	free.channelCall == true
+	not free.reviewerChannel
+}
+
+test_hot_names_a_held_agents_reviewer_channel if {
+	[h, e] := both(gx.held(fx.merge, {}))
+	h.check == "planning_hold"
+	h.reviewerChannel == gx.channel
+	object.remove(h, ["reviewerChannel"]) == shared(e)
 }
 
 test_hot_carries_the_read_guard_verdict_when_it_refuses if {

@@ -185,6 +185,8 @@ export interface Decision {
   run?: { id: string; status: RunStatus };
   /** Present when the call claims a delegation chain: how far the record backs it. */
   delegation?: DelegationVerdict;
+  /** Present when the agent is held: its reviewer channel (hot answer only; an explanation has it in `checks.planningHold`). */
+  reviewerChannel?: string;
   /** Present (true) when the call is to the agent's reviewer channel: the host records the plan instead of forwarding the call. */
   channelCall?: true;
   /** The read guard's verdict, when the read guard refused (hot answer only; an explanation has it in `checks.readGuard`). */
@@ -201,6 +203,12 @@ export interface Decision {
    */
   failOpen?: { reason: string };
   /**
+   * Present when a held agent's call was decided without the policy or the
+   * store (they failed): it is refused unless it is to the reviewer channel
+   * (see core/failclosed.ts), and this says what failed.
+   */
+  failClosed?: { reason: string };
+  /**
    * Shadow mode: true when the rule in force does not enforce (`enforce:
    * false`) and the call would have been refused. The call is allowed;
    * `code`, `reason` and `message` say what would have happened.
@@ -214,6 +222,6 @@ export interface Decision {
  * why it did or did not count, and every check's verdict
  * (`schemas/explanation.schema.json`).
  */
-export interface Explanation extends Omit<Decision, 'channelCall' | 'readGuard'> {
+export interface Explanation extends Omit<Decision, 'channelCall' | 'readGuard' | 'reviewerChannel'> {
   candidates: Candidate[];
 }

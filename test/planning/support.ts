@@ -78,10 +78,11 @@ export function eventTypes(w: PlanningWorld): string[] {
 export async function decideExplained(gate: Gate, call: Call): Promise<Explanation & Decision> {
   const decision = await gate.decide(call);
   const { decision: explanation } = await gate.explain(call);
-  const { channelCall, readGuard, ...shared } = decision;
+  const { channelCall, readGuard, reviewerChannel, ...shared } = decision;
   expect(shared).toEqual(Object.fromEntries(Object.entries(explanation).filter(([k]) => k !== 'candidates' && k !== 'checks')));
   if (explanation.checks) {
     expect(channelCall === true).toBe(explanation.checks.planningHold.channelCall);
+    expect(reviewerChannel).toBe(explanation.checks.planningHold.held ? explanation.checks.planningHold.channel : undefined);
     if (decision.check === 'read_guard') expect(readGuard).toEqual(explanation.checks.readGuard);
   }
   return { ...explanation, ...decision };

@@ -2,8 +2,9 @@
  * The hot entrypoint (`plangate/decide`) and the explain entrypoint
  * (`plangate/decision`) are one policy: for thousands of random inputs the
  * hot answer equals the explanation's fields (without the candidates and the
- * checks' verdicts; `channelCall` and `readGuard` are the explanation's
- * `checks.planningHold.channelCall` and `checks.readGuard`), and
+ * checks' verdicts; `channelCall`, `reviewerChannel` and `readGuard` are the
+ * explanation's `checks.planningHold.channelCall`, `.channel` (when held) and
+ * `checks.readGuard`), and
  * both answers match their JSON Schema (schemas/decision.schema.json,
  * schemas/explanation.schema.json). Inputs: the property test's random
  * scenarios (rules, org, messages, calls) through the gate's fact gathering,
@@ -37,9 +38,10 @@ const validExplanation = ajv.getSchema('https://plangate.dev/schemas/explanation
 
 /** The fields of an explanation the hot answer must carry, as the hot answer names them. */
 function hotFieldsOf(explanation: Record<string, unknown>): Record<string, unknown> {
-  const { candidates: _c, checks, ...rest } = explanation as { candidates?: unknown; check?: string; checks?: { planningHold?: { channelCall?: unknown }; readGuard?: unknown } };
+  const { candidates: _c, checks, ...rest } = explanation as { candidates?: unknown; check?: string; checks?: { planningHold?: { channelCall?: unknown; held?: unknown; channel?: unknown }; readGuard?: unknown } };
   const out: Record<string, unknown> = { ...rest };
   if (checks?.planningHold?.channelCall === true) out.channelCall = true;
+  if (checks?.planningHold?.held === true) out.reviewerChannel = checks.planningHold.channel;
   if (rest.check === 'read_guard') out.readGuard = checks?.readGuard;
   return out;
 }
