@@ -73,7 +73,7 @@ scope_phrase(s) := concat("", ["the agent rule for ", s.id]) if s.scope == "agen
 minutes(ms) := format_int(floor(ms / 60000), 10)
 
 newest_stale := s if {
-	newest := max({c.at | some c in plans.stale_only})
+	newest := max([c.at | some c in plans.stale_only])
 	s := [c | some c in plans.stale_only; c.at == newest][0]
 }
 

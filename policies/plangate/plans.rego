@@ -40,14 +40,22 @@ threads_of(seat) := {concat(":", ["agent", seat.id]), "org"} | {concat(":", ["cr
 # plan for this call, and for the acting agent otherwise.
 in_threads(m) if {
 	m.author in upstream_ids
-	some u in upstream
-	u.id == m.author
-	m.thread in threads_of(u)
+	m.thread in upstream_threads[m.author]
 }
 
 in_threads(m) if {
 	not m.author in upstream_ids
-	m.thread in threads_of(input.agent)
+	m.thread in own_threads
+}
+
+# The threads of the acting agent and of each seat up its recorded chain,
+# computed once per decision rather than once per message.
+own_threads := threads_of(input.agent)
+
+upstream_threads[u.id] contains t if {
+	some u in upstream
+	u.id in upstream_ids
+	some t in threads_of(u)
 }
 
 same_run(m) if trust.same_run(m)
@@ -157,7 +165,7 @@ else := "same_run"
 # plan is the newest message that counts, if any.
 plan := p if {
 	count(counting) > 0
-	newest := max({m.at | some m in counting})
+	newest := max([m.at | some m in counting])
 	m := [x | some x in counting; x.at == newest][0]
 	p := object.union(m, {"via": via(m)})
 }
