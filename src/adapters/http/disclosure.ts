@@ -1,10 +1,10 @@
 /**
- * Least disclosure for `/v1/explain` with an agent's token: the agent sees
+ * Least disclosure for `/v1/explain` and `/v1/decide` with an agent's token: the agent sees
  * its own facts only — its lineage, its own messages, its own run and the
  * delegations made to it — never another seat's lineage, messages or plan
  * times. An operator sees everything.
  */
-import type { Explanation, PolicyInput, SatisfyingPlan } from '../../core/types.js';
+import type { Decision, Explanation, PolicyInput, SatisfyingPlan } from '../../core/types.js';
 
 /** What an agent is told of a plan by another seat that counted for it: whose it was and how it counted. */
 export type OthersPlan = Pick<SatisfyingPlan, 'author' | 'via'>;
@@ -26,12 +26,24 @@ export function explainForSeat(seat: string, decision: Explanation, input: Polic
     ...(run && run.seat === seat ? { run } : {}),
     ...(delegations ? { delegations: delegations.filter((d) => d.worker === seat) } : {}),
   };
-  const { plan, ...decisionRest } = decision;
+  return { decision: decisionForSeat(seat, decision), input: shownInput };
+}
+
+/**
+ * A decision as an agent may see it: its own candidates only, and of a
+ * plan by another seat that counted, only whose it was and how it counted.
+ *
+ * @example
+ * decisionForSeat('0xWORKER', decision).candidates.every((c) => c.author === '0xWORKER') // true
+ */
+export function decisionForSeat<D extends Decision | Explanation>(seat: string, decision: D): D {
+  const own = (m: { author: string; authorKind: string }): boolean => m.author === seat && m.authorKind === 'agent';
+  const { plan, ...rest } = decision;
   const shownPlan: SatisfyingPlan | OthersPlan | undefined = plan && !own(plan) ? { author: plan.author, via: plan.via } : plan;
-  const shownDecision = {
-    ...decisionRest,
-    candidates: decision.candidates.filter(own),
+  // A decision (the hot answer) has no candidates; an explanation shows the agent its own only.
+  return {
+    ...rest,
+    ...(decision.candidates ? { candidates: decision.candidates.filter(own) } : {}),
     ...(shownPlan ? { plan: shownPlan as SatisfyingPlan } : {}),
-  };
-  return { decision: shownDecision, input: shownInput };
+  } as D;
 }

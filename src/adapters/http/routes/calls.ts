@@ -10,7 +10,7 @@ import type { Call } from '../../../core/types.js';
 import { argsForPolicy } from '../../../gate/args.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
-import { explainForSeat } from '../disclosure.js';
+import { decisionForSeat, explainForSeat } from '../disclosure.js';
 import { refusalBody, REFUSED_STATUS } from '../refusal.js';
 import type { Router } from '../router.js';
 import { reviewerChannelReply } from './holds.js';
@@ -61,8 +61,9 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
     body: { schema: 'decide' },
     async handle(ctx) {
       const b = ctx.body as DecideBody;
-      const decision = await deps.decide(callOf(seatOf(ctx.principal, b.agent, "the body's agent"), b, b.tool), AGENT_CLAIMS);
-      return { body: decision };
+      const agent = seatOf(ctx.principal, b.agent, "the body's agent");
+      const decision = await deps.decide(callOf(agent, b, b.tool), AGENT_CLAIMS);
+      return { body: decisionForSeat(agent, decision) };
     },
   });
 
