@@ -71,6 +71,9 @@ export function heldWhileFailing(
     settings: failOpenSettings(),
     candidates: [],
     checks,
+    // The hot answer's names for the same: the held agent's channel, and whether this call is to it.
+    reviewerChannel: channel,
+    ...(channelCall ? { channelCall: true as const } : {}),
     failClosed: { reason },
   };
   if (!refused) return { ...base, allowed: true };

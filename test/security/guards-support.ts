@@ -48,7 +48,7 @@ export interface GuardServer {
 /** A store whose fact reads can be made to throw. */
 function flaky(store: Store): { store: Store; state: { down: boolean } } {
   const state = { down: false };
-  const failing = new Set(['lineage', 'candidates', 'activeHold', 'listHolds']);
+  const failing = new Set(['lineage', 'candidates', 'activeHold', 'listHolds', 'decisionFacts']);
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
