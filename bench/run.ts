@@ -6,7 +6,11 @@
  *   2. decide() on the memory store vs bare evaluate  p50/p99, ratio
  *   3. inputFor() on SQLite at 100k vs 1M messages    p50/p99, ratio
  *      (the 900k added are unrelated to the sampled agents)
- *   4. engine.memoryBytes before/after, process RSS
+ *   2b. the floor (a one-rule policy through the same SDK) and bare
+ *      evaluation of the hot and explain entrypoints; opa bench (OPA's Go
+ *      evaluator) on the same bundle and inputs (bench/opa.ts)
+ *   4. engine.memoryBytes before/after, process RSS; then 1M decisions on
+ *      one gate, WASM heap and RSS sampled (bench/memory.ts)
  *   6. hot reload (bench/reload.ts): write → new rule deciding p50/p99;
  *      decide() during back-to-back reloads vs none (bench/results/reload.json)
  *
@@ -24,6 +28,8 @@ import { SQL } from '../src/facts/sqlite/schema.js';
 import { openSqliteStore } from '../src/facts/sqlite/store.js';
 import { createGate } from '../src/gate/gate.js';
 import { formatHttpBench, runHttpBench } from './http.js';
+import { formatMemoryBench, runMemoryBench } from './memory.js';
+import { loadFloor, runOpaBench } from './opa.js';
 import { formatReloadBench, runReloadBench } from './reload.js';
 import { interleave, round, subset, summarize, type Summary } from './stats.js';
 import {
@@ -52,6 +58,17 @@ const ROUNDS = 20;
 
 const TARGET_P99_US = 1000;
 const TARGET_ENGINE_RATIO = 2;
+/** decide() on the memory store against the floor (p50), and its p99. */
+const TARGET_DECIDE_FLOOR_RATIO = 3;
+const TARGET_DECIDE_MEMORY_P99_US = 60;
+const TARGET_DECIDE_SQLITE_P99_US = 150;
+/** Bare evaluation of the hot entrypoint against the floor (p50). */
+const TARGET_HOT_FLOOR_RATIO = 2.5;
+const TARGET_OPA_BENCH_MEDIAN_US = 100;
+/** SQLite page cache for the 1M-message store (the file is 144 MiB). */
+const SQLITE_CACHE_MIB = 256;
+const HOT = 'plangate/decide';
+const EXPLAIN = 'plangate/decision';
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const mb = (bytes: number): number => round(bytes / 2 ** 20, 1);
@@ -168,7 +185,7 @@ async function runCoreBench(): Promise<void> {
   const runPlanOf = new Map([...streamA.runPlanOf, ...streamB.runPlanOf]);
   const agentIds = org.agents.map((a) => a.id);
   const calls = makeCalls(org, agentIds, DECIDE_CALLS, 11, runPlanOf);
-  const sqlite = openSqliteStore(dbPath);
+  const sqlite = openSqliteStore(dbPath, { cacheSizeMiB: SQLITE_CACHE_MIB });
   const sqliteGate = createGate({ engine, store: sqlite, audit, clock });
   const sqliteOutcomes = new Uint8Array(DECIDE_CALLS);
   log('  decide() and inputFor() on SQLite, interleaved …');
@@ -208,22 +225,39 @@ async function runCoreBench(): Promise<void> {
   const memInputs: PolicyInput[] = [];
   for (const c of calls) memInputs.push(await memGate.inputFor(c));
   const memOutcomes = new Uint8Array(DECIDE_CALLS);
-  log('  decide() on the memory store vs bare evaluate, interleaved …');
-  const exp2 = await interleave(DECIDE_CALLS, DECIDE_WARMUP, ROUNDS, {
+  const floor = await loadFloor();
+  if (!floor) log('  no opa binary: the floor is not measured');
+  log('  decide() on the memory store vs bare evaluate (hot, explain) vs the floor, interleaved …');
+  const group2: Record<string, (i: number) => unknown> = {
     decideMemory: async (i) => {
       memOutcomes[i] = outcome(await memGate.decide(calls[i] as Call));
     },
-    bare: (i) => engine.evaluate('plangate/decision', memInputs[i] as PolicyInput),
+    bareHot: (i) => engine.evaluate(HOT, memInputs[i] as PolicyInput),
+    bare: (i) => engine.evaluate(EXPLAIN, memInputs[i] as PolicyInput),
     inputForMemory: (i) => memGate.inputFor(calls[i] as Call),
-  });
+    // The same SDK and the same inputs, a one-rule policy: the floor of this design.
+    ...(floor ? { floor: (i: number) => floor.evaluate(memInputs[i] as PolicyInput) } : {}),
+  };
+  const exp2 = await interleave(DECIDE_CALLS, DECIDE_WARMUP, ROUNDS, group2);
   audit.clear();
   engineBytes.afterAll = engine.memoryBytes;
-  const decideMemory = summarize(exp2.decideMemory);
-  const bare = summarize(exp2.bare);
-  const inputForMemory = summarize(exp2.inputForMemory);
+  const decideMemory = summarize(exp2.decideMemory!);
+  const bare = summarize(exp2.bare!);
+  const bareHot = summarize(exp2.bareHot!);
+  const floorSummary = exp2.floor ? summarize(exp2.floor) : null;
+  const inputForMemory = summarize(exp2.inputForMemory!);
   const exactTool = (i: number): boolean => (calls[i] as Call).tool in rules.tools.exact;
-  const bareExact = summarize(subset(exp2.bare, exactTool));
-  const barePattern = summarize(subset(exp2.bare, (i) => !exactTool(i)));
+  const bareExact = summarize(subset(exp2.bareHot!, exactTool));
+  const barePattern = summarize(subset(exp2.bareHot!, (i) => !exactTool(i)));
+
+  // OPA's Go evaluator on the same bundle, with an allowed and a refused input of this world.
+  const allowedAt = Array.from(memOutcomes).indexOf(1);
+  const refusedAt = Array.from(memOutcomes).indexOf(3);
+  log('  opa bench on the same bundle and inputs …');
+  const opaBench = await runOpaBench(rules, {
+    allowed: memInputs[Math.max(0, allowedAt)] as PolicyInput,
+    refused: memInputs[Math.max(0, refusedAt)] as PolicyInput,
+  }, ['data.plangate.decide', 'data.plangate.decision']);
 
   // Cross-check: the two stores hold the same world, so they should decide alike.
   const disagreements: Array<{ call: Call; sqlite: number; memory: number; sqliteFacts: number; memoryFacts: number }> = [];
@@ -243,15 +277,22 @@ async function runCoreBench(): Promise<void> {
   // ----------------------------------------------------------- the report
   machine.loadAvgAtEnd = os.loadavg().map((x) => round(x, 2));
   // The timed loops' CPU share says whether other processes took the CPU away while they ran.
-  const cpuShares = [decideSqlite, inputForSqlite, decideMemory, bare, inputForMemory, gather100k, gather1m].map((x) => x.cpuPct);
+  const cpuShares = [decideSqlite, inputForSqlite, decideMemory, bare, bareHot, inputForMemory, gather100k, gather1m].map((x) => x.cpuPct);
   const minCpuPct = Math.min(...cpuShares);
   const busy = minCpuPct < 90;
   // decide(SQLite) and decide(memory) each evaluate once per call (warm-up included), bare once more.
-  const evaluations = (DECIDE_WARMUP + DECIDE_CALLS) * 3;
+  const evaluations = (DECIDE_WARMUP + DECIDE_CALLS) * 4;
   const ratio = (a: number, b: number): number => round(a / b, 2);
   const engineRatio = { p50: ratio(decideMemory.p50, bare.p50), p99: ratio(decideMemory.p99, bare.p99), mean: ratio(decideMemory.mean, bare.mean) };
   const gatherRatio = { p50: ratio(gather1m.p50, gather100k.p50), p99: ratio(gather1m.p99, gather100k.p99), mean: ratio(gather1m.mean, gather100k.mean) };
+  const floorRatio = floorSummary ? { decideMemoryP50: ratio(decideMemory.p50, floorSummary.p50), bareHotP50: ratio(bareHot.p50, floorSummary.p50), bareExplainP50: ratio(bare.p50, floorSummary.p50) } : null;
+  const hotOpa = opaBench?.results.filter((r) => r.query === 'data.plangate.decide') ?? [];
   const targets = {
+    decideMemoryFloor: { target: `decide() memory store p50 ≤ ${TARGET_DECIDE_FLOOR_RATIO}× the floor's p50`, value: floorRatio ? { ratio: floorRatio.decideMemoryP50, decide: decideMemory.p50, floor: floorSummary?.p50 } : null, met: floorRatio ? floorRatio.decideMemoryP50 <= TARGET_DECIDE_FLOOR_RATIO : null },
+    decideMemoryP99: { target: `decide() memory store p99 ≤ ${TARGET_DECIDE_MEMORY_P99_US} µs`, value: decideMemory.p99, met: decideMemory.p99 <= TARGET_DECIDE_MEMORY_P99_US },
+    decideSqliteP99Fast: { target: `decide() on SQLite, 1M messages, 10k agents, p99 ≤ ${TARGET_DECIDE_SQLITE_P99_US} µs`, value: decideSqlite.p99, met: decideSqlite.p99 <= TARGET_DECIDE_SQLITE_P99_US },
+    bareHotFloor: { target: `bare evaluate of the hot entrypoint p50 ≤ ${TARGET_HOT_FLOOR_RATIO}× the floor's p50`, value: floorRatio ? { ratio: floorRatio.bareHotP50, hot: bareHot.p50, floor: floorSummary?.p50 } : null, met: floorRatio ? floorRatio.bareHotP50 <= TARGET_HOT_FLOOR_RATIO : null },
+    opaBenchMedian: { target: `opa bench median of data.plangate.decide ≤ ${TARGET_OPA_BENCH_MEDIAN_US} µs (each input)`, value: hotOpa.map((r) => ({ input: r.input, medianUs: r.medianUs })), met: opaBench ? hotOpa.every((r) => r.medianUs <= TARGET_OPA_BENCH_MEDIAN_US) : null },
     decideSqliteP99: { target: `decide() on SQLite, p99 ≤ ${TARGET_P99_US} µs`, value: decideSqlite.p99, met: decideSqlite.p99 <= TARGET_P99_US },
     engineOverhead: { target: `decide(memory)/bare evaluate ≤ ${TARGET_ENGINE_RATIO}× (p50 and p99)`, value: engineRatio, met: engineRatio.p50 <= TARGET_ENGINE_RATIO && engineRatio.p99 <= TARGET_ENGINE_RATIO },
     gatherIndependent: { target: 'inputFor() 1M/100k ≈ 1 (p50 within 0.8–1.25), same facts', value: { ...gatherRatio, sameFacts }, met: gatherRatio.p50 >= 0.8 && gatherRatio.p50 <= 1.25 && sameFacts },
@@ -284,6 +325,8 @@ async function runCoreBench(): Promise<void> {
       decideSqlite,
       decideMemory,
       bareEvaluate: bare,
+      bareEvaluateHot: bareHot,
+      floor: floorSummary,
       bareEvaluateExactNameTools: bareExact,
       bareEvaluatePatternOrDefaultTools: barePattern,
       inputForSqlite,
@@ -292,6 +335,7 @@ async function runCoreBench(): Promise<void> {
       inputForSqliteSampleAt1M: gather1m,
     },
     ratios: {
+      overFloor: floorRatio,
       decideMemoryOverBare: engineRatio,
       decideSqliteOverBare: { p50: ratio(decideSqlite.p50, bare.p50), p99: ratio(decideSqlite.p99, bare.p99) },
       gather1MOver100k: gatherRatio,
@@ -306,6 +350,7 @@ async function runCoreBench(): Promise<void> {
       examples: disagreements.slice(0, 3),
     },
     queryPlans,
+    opaBench,
     targets,
   };
 
@@ -318,9 +363,11 @@ async function runCoreBench(): Promise<void> {
     ['1 decide()    SQLite', decideSqlite],
     ['  inputFor()  SQLite', inputForSqlite],
     ['2 decide()    memory', decideMemory],
-    ['  bare evaluate', bare],
+    ['  bare evaluate, hot (decide)', bareHot],
     ['    exact-name tools', bareExact],
     ['    pattern/default tools', barePattern],
+    ['  bare evaluate, explain', bare],
+    ...(floorSummary ? [['  the floor (one-rule policy)', floorSummary] as [string, Summary]] : []),
     ['  inputFor()  memory', inputForMemory],
     ['3 inputFor()  sample @100k', gather100k],
     ['  inputFor()  sample @1M', gather1m],
@@ -340,6 +387,9 @@ async function runCoreBench(): Promise<void> {
     out.push(`${name.padEnd(30)}${pad(s.n, 7)}${pad(s.p50, 9)}${pad(s.p90, 9)}${pad(s.p99, 9)}${pad(s.max, 10)}${pad(s.mean, 9)}${pad(s.perSec, 9)}${pad(s.gc.count, 6)}${pad(s.gc.ms, 9)}${pad(Number.isNaN(s.cpuPct) ? '' : s.cpuPct, 6)}`);
   }
   out.push('');
+  if (floorRatio) out.push(`ratio over the floor (p50):       decide(memory) ${floorRatio.decideMemoryP50}×  bare hot ${floorRatio.bareHotP50}×  bare explain ${floorRatio.bareExplainP50}×`);
+  if (opaBench) for (const r of opaBench.results) out.push(`opa bench ${opaBench.version} ${r.query.padEnd(22)} ${r.input.padEnd(8)} median ${r.medianUs} µs  p90 ${r.p90Us} µs  p99 ${r.p99Us} µs  (${r.n} runs, ${r.allocsPerOp} allocs/op)`);
+  else out.push('opa bench: SKIPPED, no opa binary (.tools/bin/opa or opa on PATH)');
   out.push(`ratio decide(memory)/bare:        p50 ${engineRatio.p50}×  p99 ${engineRatio.p99}×  mean ${engineRatio.mean}×`);
   out.push(`ratio inputFor() 1M/100k sample:  p50 ${gatherRatio.p50}×  p99 ${gatherRatio.p99}×  mean ${gatherRatio.mean}×  (identical facts: ${sameFacts})`);
   out.push(`ratio bare pattern/exact tools:   p50 ${results.ratios.bareEvaluatePatternOverExact.p50}×  mean ${results.ratios.bareEvaluatePatternOverExact.mean}×`);
@@ -349,7 +399,7 @@ async function runCoreBench(): Promise<void> {
   out.push(`seeding:            SQLite ${seedA.seconds} s (100k) + ${seedB.seconds} s (900k); memory store via its API ${loadMem.seconds} s`);
   out.push('');
   out.push('targets:');
-  for (const [name, t] of Object.entries(targets)) out.push(`  ${t.met ? 'MET    ' : 'NOT MET'}  ${name}: ${t.target} → ${JSON.stringify(t.value)}`);
+  for (const [name, t] of Object.entries(targets)) out.push(`  ${t.met === null ? 'SKIPPED' : t.met ? 'MET    ' : 'NOT MET'}  ${name}: ${t.target} → ${JSON.stringify(t.value)}`);
   out.push('');
   out.push('written: bench/results/latest.json');
   process.stdout.write(`${out.join('\n')}\n`);
@@ -358,6 +408,13 @@ async function runCoreBench(): Promise<void> {
 async function main(): Promise<void> {
   await runCoreBench();
   gc(); // so the next parts do not pay for collecting the core bench's world
+
+  // 4b. Memory over 1M decisions on one gate (bench/memory.ts).
+  const decisions = process.env.BENCH_MEMORY_DECISIONS ? Number(process.env.BENCH_MEMORY_DECISIONS) : undefined;
+  const memoryBench = await runMemoryBench({ log, ...(decisions ? { decisions } : {}) });
+  writeFileSync(new URL('./results/memory.json', import.meta.url), `${JSON.stringify(memoryBench, null, 2)}\n`);
+  process.stdout.write(formatMemoryBench(memoryBench));
+  gc();
 
   // 5. The HTTP service against opa run -s, and POST /mcp/call's overhead (bench/http.ts).
   process.stdout.write(formatHttpBench(await runHttpBench({ log })));

@@ -30,21 +30,77 @@ well_formed(pattern) if regex.match(`^[A-Za-z0-9_.:/@*?-]+$`, pattern)
 
 # literal_prefix is the text before a pattern's first wildcard. Every match
 # starts with it, so comparing it first spares glob.match (which compiles the
-# pattern on each call) for patterns that cannot match.
+# pattern on each call) for patterns that cannot match (unindexed data only).
 literal_prefix(pattern) := split(split(pattern, "*")[0], "?")[0]
 
-matching(tool) := [p |
-	some p in object.get(tools, "patterns", [])
-	startswith(tool, literal_prefix(p.pattern))
-	well_formed(p.pattern)
-	glob.match(p.pattern, no_delimiter, tool)
-]
+# The host indexes the patterns when it normalizes the rules
+# (tools.match, see src/core/patterns.ts): each with its shape, its literal
+# prefix and suffix, and its number of literal characters, by the first
+# character of its prefix. Only the patterns that can apply to a tool are
+# looked at, and only a pattern of no simpler shape is glob-matched.
+default index := null
+
+index := tools.match.byFirst
+
+# applicable(tool): the patterns whose prefix can start the tool name.
+applicable(tool) := array.concat(object.get(index, substring(tool, 0, 1), []), object.get(index, "", [])) if {
+	index != null
+	tool != ""
+} else := object.get(index, "", []) if {
+	index != null
+} else := [entry_of(p) | some p in object.get(tools, "patterns", [])]
+
+# entry_of(p): an unindexed pattern as its glob, tested on its literal prefix first.
+entry_of(p) := {"pattern": p.pattern, "class": p.class, "shape": "unindexed", "prefix": literal_prefix(p.pattern)}
+
+# A tool name holds no space; the shapes below read `*` as glob.match does
+# with a space as the delimiter, so a name with one matches no pattern.
+spaced(tool) if contains(tool, " ")
+
+pattern_matches(e, tool) if {
+	e.shape == "prefix"
+	startswith(tool, e.prefix)
+	not spaced(tool)
+}
+
+pattern_matches(e, tool) if {
+	e.shape == "suffix"
+	endswith(tool, e.suffix)
+	not spaced(tool)
+}
+
+pattern_matches(e, tool) if {
+	e.shape == "infix"
+	contains(tool, e.infix)
+	not spaced(tool)
+}
+
+pattern_matches(e, tool) if {
+	e.shape == "glob"
+	startswith(tool, e.prefix)
+	endswith(tool, e.suffix)
+	glob.match(e.pattern, no_delimiter, tool)
+}
+
+pattern_matches(e, tool) if {
+	e.shape == "unindexed"
+	startswith(tool, e.prefix)
+	well_formed(e.pattern)
+	glob.match(e.pattern, no_delimiter, tool)
+}
+
+matching(tool) := [e | some e in applicable(tool); pattern_matches(e, tool)]
+
+# literals(e): a pattern's literal characters (its specificity).
+literals(e) := e.literals if is_number(e.literals)
+
+else := specificity(e.pattern)
 
 best_pattern_class(tool) := class if {
 	found := matching(tool)
 	count(found) > 0
-	top := max({specificity(p.pattern) | some p in found})
-	tied := {p.class | some p in found; specificity(p.pattern) == top}
+	top := max({literals(p) | some p in found})
+	tied := {p.class | some p in found; literals(p) == top}
 	strictest := max({rank[c] | some c in tied})
 	some class in tied
 	rank[class] == strictest
@@ -56,3 +112,6 @@ class_of(tool) := class if {
 } else := class if {
 	class := best_pattern_class(tool)
 } else := default_class
+
+# class: the class of the call's tool, computed once per decision.
+class := class_of(input.call.tool)

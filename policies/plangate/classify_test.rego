@@ -135,3 +135,61 @@ test_literal_prefix_is_the_text_before_the_first_wildcard if {
 	classify.literal_prefix("*.search") == ""
 	classify.literal_prefix("fs.read") == "fs.read"
 }
+
+# --- patterns as the host indexes them (tools.match, src/core/patterns.ts)
+
+entry(p, class, shape, prefix, suffix, literals) := {
+	"pattern": p, "class": class, "shape": shape,
+	"prefix": prefix, "suffix": suffix, "literals": literals,
+}
+
+indexed := {"tools": {
+	"default": "effect",
+	"exact": {},
+	"patterns": [],
+	"match": {"byFirst": {
+		"g": [
+			entry("github.*", "spend", "prefix", "github.", "", 7),
+			entry("github.get_*", "read", "prefix", "github.get_", "", 11),
+			entry("github.get_?", "say", "glob", "github.get_", "", 11),
+		],
+		"": [
+			entry("*.search", "read", "suffix", "", ".search", 7),
+			object.union(entry("*draft*", "say", "infix", "", "", 5), {"infix": "draft"}),
+			entry("*", "effect", "prefix", "", "", 0),
+		],
+		"w": [entry("w[ab]*", "spend", "never", "w[ab]", "", 5)],
+	}},
+}}
+
+class_of_indexed(tool) := c if {
+	c := classify.class_of(tool) with data.plangate.rules as indexed
+}
+
+test_indexed_shapes_match_as_globs_do if {
+	class_of_indexed("github.get_issue") == "read" # prefix, the most literal characters
+	class_of_indexed("github.get_x") == "read" # prefix and glob tie on literals: read beats say
+	class_of_indexed("github.close") == "spend" # prefix
+	class_of_indexed("docs.search") == "read" # suffix
+	class_of_indexed("post.draft.save") == "say" # infix beats the bare star
+	class_of_indexed("deploy.run") == "effect" # only the bare star
+	class_of_indexed("wa.run") == "effect" # a pattern of shape never matches nothing
+}
+
+test_indexed_shapes_never_match_a_name_with_a_space if {
+	rules := {"tools": {"default": "read", "exact": {}, "patterns": [], "match": {"byFirst": {"": [
+		entry("*", "spend", "prefix", "", "", 0),
+		entry("*.x", "spend", "suffix", "", ".x", 2),
+		object.union(entry("*b*", "spend", "infix", "", "", 1), {"infix": "b"}),
+	]}}}}
+	classify.class_of("a b.x") == "read" with data.plangate.rules as rules
+	classify.class_of("ab.x") == "spend" with data.plangate.rules as rules
+}
+
+test_indexed_empty_tool_name_meets_the_prefixless_patterns_only if {
+	class_of_indexed("") == "effect"
+}
+
+test_class_is_the_class_of_the_calls_tool if {
+	classify.class == "read" with input as {"call": {"tool": "github.get_pr"}} with data.plangate.rules as indexed
+}

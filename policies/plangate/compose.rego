@@ -11,11 +11,10 @@ package plangate.compose
 
 import data.plangate.hold
 import data.plangate.plan_required
+import data.plangate.plans
 import data.plangate.read_guard
 
 order := ["read_guard", "planning_hold", "plan_required"]
-
-pr := plan_required.result
 
 default channel_call := false
 
@@ -24,16 +23,16 @@ channel_call if input.call.tool == hold.channel
 default pr_refused := false
 
 pr_refused if {
-	pr.allowed == false
+	plan_required.allowed == false
 	not channel_call
 }
 
-pr_verdict := object.union({"allowed": pr.allowed, "gated": pr.gated}, pr_detail)
+pr_verdict := object.union({"allowed": plan_required.allowed, "gated": plan_required.gated}, pr_detail)
 
-pr_detail := {"code": pr.code} if {
+pr_detail := {"code": plan_required.code} if {
 	pr_refused
 } else := {"exempt": "reviewer_channel"} if {
-	pr.allowed == false
+	plan_required.allowed == false
 	channel_call
 } else := {}
 
@@ -60,14 +59,17 @@ needs_part := {"needs": read_guard.needs} if read_guard.needs
 
 else := {}
 
-extra := object.union({"checks": checks}, needs_part)
-
-without_refusal := object.remove(pr, ["code", "reason", "message", "shadow"])
-
-decision := object.union(object.union(without_refusal, refusal), object.union(extra, {"allowed": false, "check": deciding})) if {
+# answer: the decision's fields, what both entrypoints answer. A refusal's
+# message is built only for the check that decides.
+answer := object.union(object.union(plan_required.kept, refusal), {"allowed": false, "check": deciding}) if {
 	refusal
-} else := object.union(pr, object.union(extra, {"check": deciding})) if {
+} else := object.union(plan_required.core, {"check": deciding}) if {
 	deciding == "plan_required"
-} else := object.union(pr, extra) if {
-	pr.allowed == true
-} else := object.union(without_refusal, object.union(extra, {"allowed": true}))
+} else := plan_required.core if {
+	plan_required.allowed == true
+} else := object.union(plan_required.kept, {"allowed": true})
+
+# detail: what only an explanation carries.
+detail := object.union({"checks": checks, "candidates": plans.candidates}, plan_required.trust_part)
+
+decision := object.union(answer, object.union(needs_part, detail))

@@ -1,8 +1,10 @@
 # METADATA
 # title: plangate entrypoints
 # description: |
-#   decision: the answer for one call (input: now, call, agent, upstream, messages,
-#   and optionally delegations, run, hold and file); the checks compose as
+#   decide: the hot answer for one call, what a gate acts on (plangate.hot).
+#   decision: the explanation of one call (input: now, call, agent, upstream,
+#   messages, and optionally delegations, run, hold and file): the same answer
+#   with every candidate and every check's verdict; the checks compose as
 #   plangate.compose says, and claimed runs and delegations count only as far
 #   as plangate.trust finds them on record.
 #   effective: the plan-required settings in force for one seat (input: agent).
@@ -11,8 +13,13 @@
 package plangate
 
 import data.plangate.compose
+import data.plangate.hot
 import data.plangate.planning
 import data.plangate.settings
+
+# METADATA
+# entrypoint: true
+decide := hot.decide
 
 # METADATA
 # entrypoint: true

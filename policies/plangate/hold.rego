@@ -11,11 +11,9 @@ import data.plangate.planning
 
 tool := input.call.tool
 
-settings := planning.effective(input.agent)
+channel := planning.in_force("reviewerChannel").value
 
-channel := settings.reviewerChannel.value
-
-whitelist := settings.whitelist.value
+whitelist := planning.in_force("whitelist").value
 
 hold := input.hold if is_object(input.hold)
 

@@ -17,9 +17,9 @@ import data.plangate.trust
 
 tool := input.call.tool
 
-class := classify.class_of(tool)
+class := classify.class
 
-effective := settings.effective(input.agent)
+effective := settings.in_force
 
 mode := effective.mode.value
 
@@ -73,7 +73,7 @@ scope_phrase(s) := concat("", ["the agent rule for ", s.id]) if s.scope == "agen
 minutes(ms) := format_int(floor(ms / 60000), 10)
 
 newest_stale := s if {
-	newest := max({c.at | some c in plans.stale_only})
+	newest := max([c.at | some c in plans.stale_only])
 	s := [c | some c in plans.stale_only; c.at == newest][0]
 }
 
@@ -92,7 +92,7 @@ stale_whose := concat("", [input.agent.id, "'s newest plan"]) if {
 ])
 
 who_phrase := concat("", [
-	stale_whose, " is ", minutes(newest_stale.ageMs), " minutes old, outside the ",
+	stale_whose, " is ", minutes(plans.age_ms(newest_stale)), " minutes old, outside the ",
 	format_int(effective.windowMin.value, 10), "-minute window",
 ]) if {
 	reason == "stale"
@@ -125,7 +125,6 @@ base := {
 	"agent": input.agent.id,
 	"agentKnown": object.get(input.agent, "known", false) == true,
 	"settings": effective,
-	"candidates": plans.candidates,
 }
 
 # The recorded facts behind the claims: the run's status, the delegation chain.
@@ -139,12 +138,24 @@ delegation_part := {"delegation": trust.delegation} if count(trust.claimed) > 0
 
 else := {}
 
-outcome := {"code": code, "reason": reason, "message": message} if not allowed
+# refusal: what a refusal (or a shadow-mode would-be refusal) says; built
+# only when it is part of the answer.
+refusal := {"code": code, "reason": reason, "message": message} if not allowed
 
 else := {"code": code, "reason": reason, "message": message, "shadow": true} if shadow
 
-else := {"plan": plans.plan} if plans.plan
+plan_part := {"plan": plans.plan} if {
+	not refusal
+	plans.plan
+} else := {}
 
-else := {}
+# kept: the answer without a refusal, as it stands when another check refuses.
+kept := object.union(base, plan_part)
 
-result := object.union(object.union(base, trust_part), outcome)
+# core: the answer of this check alone (the decision's fields).
+core := object.union(kept, refusal) if refusal
+
+else := kept
+
+# result: the answer with every candidate and the recorded facts behind the claims.
+result := object.union(object.union(core, {"candidates": plans.candidates}), trust_part)

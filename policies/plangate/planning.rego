@@ -61,6 +61,13 @@ effective(seat) := {
 	picked := choice(seat)
 }
 
+# For the acting agent, once per decision: the profile it uses, and one
+# setting at a time (a decision needs the reviewer channel; the whitelist
+# and the read ceiling only when a hold or the read guard applies).
+picked := choice(input.agent)
+
+in_force(field) := setting(picked.name, field)
+
 # matches holds when a tool name is one of the entries: exact names and
 # `*`/`?` patterns, read exactly as tool patterns are (see plangate.classify).
 matches(tool, entries) if {

@@ -21,7 +21,7 @@ default upstream := []
 
 upstream := input.upstream
 
-effective := settings.effective(input.agent)
+effective := settings.in_force
 
 window_ms := effective.windowMin.value * 60000
 
@@ -40,14 +40,22 @@ threads_of(seat) := {concat(":", ["agent", seat.id]), "org"} | {concat(":", ["cr
 # plan for this call, and for the acting agent otherwise.
 in_threads(m) if {
 	m.author in upstream_ids
-	some u in upstream
-	u.id == m.author
-	m.thread in threads_of(u)
+	m.thread in upstream_threads[m.author]
 }
 
 in_threads(m) if {
 	not m.author in upstream_ids
-	m.thread in threads_of(input.agent)
+	m.thread in own_threads
+}
+
+# The threads of the acting agent and of each seat up its recorded chain,
+# computed once per decision rather than once per message.
+own_threads := threads_of(input.agent)
+
+upstream_threads[u.id] contains t if {
+	some u in upstream
+	u.id in upstream_ids
+	some t in threads_of(u)
 }
 
 same_run(m) if trust.same_run(m)
@@ -59,21 +67,52 @@ fresh(m) if {
 	age_ms(m) < window_ms
 }
 
-# The conditions must hold positively: a message without a kind is not a plan,
-# and one without an authorKind is not written as an agent.
-failed("not_plan", m) if not m.kind == "plan"
+# The four conditions, as predicates shared by the decision (`counts`) and
+# the explanation (`failed`, one reason per condition that fails). They must
+# hold positively: a message without a kind is not a plan, and one without an
+# authorKind is not written as an agent.
+is_plan(m) if m.kind == "plan"
 
-failed("human_author", m) if not m.authorKind == "agent"
+by_agent(m) if m.authorKind == "agent"
+
+by_acting_agent(m) if m.author == input.agent.id
+
+by_upstream(m) if m.author in upstream_ids
+
+may_plan(m) if by_acting_agent(m)
+
+may_plan(m) if {
+	by_upstream(m)
+	accept_upstream
+}
+
+timely(m) if fresh(m)
+
+timely(m) if same_run(m)
+
+# counts(m): m counts as a plan for this call (no reason fails).
+counts(m) if {
+	is_plan(m)
+	by_agent(m)
+	may_plan(m)
+	in_threads(m)
+	not failed("future", m)
+	not failed("stale", m)
+}
+
+failed("not_plan", m) if not is_plan(m)
+
+failed("human_author", m) if not by_agent(m)
 
 failed("other_author", m) if {
-	m.authorKind == "agent"
-	m.author != input.agent.id
-	not m.author in upstream_ids
+	by_agent(m)
+	not by_acting_agent(m)
+	not by_upstream(m)
 }
 
 failed("upstream_not_accepted", m) if {
-	m.authorKind == "agent"
-	m.author in upstream_ids
+	by_agent(m)
+	by_upstream(m)
 	not accept_upstream
 }
 
@@ -83,8 +122,7 @@ failed("future", m) if m.at > input.now
 
 failed("stale", m) if {
 	m.at <= input.now
-	not fresh(m)
-	not same_run(m)
+	not timely(m)
 }
 
 all_reasons := ["not_plan", "human_author", "other_author", "upstream_not_accepted", "wrong_thread", "future", "stale"]
@@ -96,7 +134,7 @@ same_run_flag(m) if same_run(m)
 else := false
 
 # candidates lists every message considered, in input order, with why it did
-# or did not count.
+# or did not count (for explanations).
 candidates := [c |
 	some m in messages
 	why := reasons(m)
@@ -108,19 +146,26 @@ candidates := [c |
 	})
 ]
 
-counting := [c | some c in candidates; c.counts]
+counting := [m | some m in messages; counts(m)]
 
 # stale_only lists plans that fail on freshness alone.
-stale_only := [c | some c in candidates; c.reasons == ["stale"]]
+stale_only := [m |
+	some m in messages
+	is_plan(m)
+	by_agent(m)
+	may_plan(m)
+	in_threads(m)
+	failed("stale", m)
+]
 
-via(c) := "fresh" if fresh(c)
+via(m) := "fresh" if fresh(m)
 
 else := "same_run"
 
 # plan is the newest message that counts, if any.
 plan := p if {
 	count(counting) > 0
-	newest := max({c.at | some c in counting})
-	c := [x | some x in counting; x.at == newest][0]
-	p := object.union(object.remove(c, ["counts", "reasons", "ageMs", "sameRun"]), {"via": via(c)})
+	newest := max([m.at | some m in counting])
+	m := [x | some x in counting; x.at == newest][0]
+	p := object.union(m, {"via": via(m)})
 }

@@ -63,3 +63,6 @@ effective(seat) := {
 } if {
 	found := scopes(seat)
 }
+
+# in_force: the settings in force for the acting agent, computed once per decision.
+in_force := effective(input.agent)

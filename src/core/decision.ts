@@ -81,16 +81,18 @@ export interface HoldAllowed {
   message?: string;
 }
 
-/** How far the read guard got: only `over` refuses. */
+/** How far the read guard got: `withheld`, `bad_path`, `outside_roots` and `over` refuse. */
 export type ReadGuardStatus =
   | 'off'
   | 'not_listed'
   | 'not_read'
-  | 'no_path'
+  | 'withheld'
+  | 'bad_path'
   | 'ranged'
   | 'needs_size'
-  | 'not_a_file'
+  | 'outside_roots'
   | 'over'
+  | 'not_a_file'
   | 'under';
 
 /** Each check's own verdict on a call, whichever decided it. */
@@ -100,8 +102,16 @@ export interface CheckVerdicts {
     applies: boolean;
     refused: boolean;
     maxBytes: number;
+    /** The path, for a tool that reads one file (once it is a plain path). */
     path?: string;
-    file?: FileFact;
+    /** The paths, for a tool that reads several. */
+    paths?: string[];
+    /** The host's facts about them (never where a path resolved to). */
+    files?: FileFact[];
+    /** Why the path argument is not a plain path (`bad_path`). */
+    problem?: string;
+    /** The guarded arguments left out for their size (`withheld`). */
+    withheld?: string[];
   };
   planningHold: {
     held: boolean;
@@ -140,7 +150,12 @@ export interface DelegationVerdict {
   unrecorded?: string;
 }
 
-/** The answer for one call. A refusal is a normal decision, not an error. */
+/**
+ * The answer for one call (the policy's hot entrypoint `plangate/decide`):
+ * what a gate acts on. A refusal is a normal decision, not an error. The
+ * shape is `schemas/decision.schema.json`; an {@link Explanation} adds every
+ * candidate and every check's verdict.
+ */
 export interface Decision {
   allowed: boolean;
   tool: string;
@@ -162,27 +177,51 @@ export interface Decision {
   message?: string;
   /** Present when allowed because of a plan. */
   plan?: SatisfyingPlan;
-  candidates: Candidate[];
+  /** Every message considered, with why it did or did not count: in an {@link Explanation}. */
+  candidates?: Candidate[];
+  /** Every check's own verdict: in an {@link Explanation} (absent from a fail-open one). */
+  checks?: CheckVerdicts;
   /** Present when the call names a run: its id and what the record says about it. */
   run?: { id: string; status: RunStatus };
   /** Present when the call claims a delegation chain: how far the record backs it. */
   delegation?: DelegationVerdict;
-  /** Every check's own verdict (absent only from a fail-open decision). */
-  checks?: CheckVerdicts;
+  /** Present when the agent is held: its reviewer channel (hot answer only; an explanation has it in `checks.planningHold`). */
+  reviewerChannel?: string;
+  /** Present (true) when the call is to the agent's reviewer channel: the host records the plan instead of forwarding the call. */
+  channelCall?: true;
+  /** The read guard's verdict, when the read guard refused (hot answer only; an explanation has it in `checks.readGuard`). */
+  readGuard?: CheckVerdicts['readGuard'];
   /**
-   * A fact the policy needs before its answer is final: the size of the file
-   * a whole-file read names. The gate gathers it and decides again.
+   * Facts the policy needs before its answer is final: the paths a
+   * whole-file read names, whose size the host looks up (inside the read
+   * roots). The gate gathers them and decides again.
    */
-  needs?: { file: { arg: string; path: string } };
+  needs?: { files: string[] };
   /**
    * Present when the rules or the policy could not be loaded: the call went
    * through as if the mode were off, and this says why.
    */
   failOpen?: { reason: string };
   /**
+   * Present when a held agent's call was decided without the policy or the
+   * store (they failed): it is refused unless it is to the reviewer channel
+   * (see core/failclosed.ts), and this says what failed.
+   */
+  failClosed?: { reason: string };
+  /**
    * Shadow mode: true when the rule in force does not enforce (`enforce:
    * false`) and the call would have been refused. The call is allowed;
    * `code`, `reason` and `message` say what would have happened.
    */
   shadow?: boolean;
+}
+
+/**
+ * The explanation of one call (the policy's explain entrypoint
+ * `plangate/decision`): the decision's fields, every candidate message with
+ * why it did or did not count, and every check's verdict
+ * (`schemas/explanation.schema.json`).
+ */
+export interface Explanation extends Omit<Decision, 'channelCall' | 'readGuard' | 'reviewerChannel'> {
+  candidates: Candidate[];
 }

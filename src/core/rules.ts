@@ -4,6 +4,8 @@
  */
 
 /** Plan-required modes, weakest first. */
+import type { ToolMatchIndex } from './patterns.js';
+
 export const MODES = ['off', 'spends_only', 'side_effects'] as const;
 export type Mode = (typeof MODES)[number];
 
@@ -71,8 +73,10 @@ export interface PlanningSettings {
 
 /** Where the read guard finds the path and the range of a read tool's call. */
 export interface ReadGuardTool {
-  /** The argument holding the file's path. */
-  path: string;
+  /** The argument holding the file's path (a tool that reads one file). */
+  path?: string;
+  /** The argument holding an array of paths (a tool that reads several files, each checked). */
+  paths?: string;
   /** Arguments that ask for a part of the file; a call setting any of them is not a whole-file read. */
   range: string[];
   source: string;
@@ -95,6 +99,8 @@ export interface RulesData {
     exact: Record<string, ToolClass>;
     /** Glob patterns; the policy picks the most specific match. */
     patterns: ToolPattern[];
+    /** The patterns as shapes, prefixes and suffixes, for matching without compiling them (see core/patterns.ts). */
+    match?: ToolMatchIndex;
   };
   /** Planning-gate settings; absent when no rule file sets any (everything built in). */
   planningGate?: {
@@ -107,6 +113,7 @@ export interface RulesData {
   /** Bounds on runs; absent when no rule file sets any (a run then stays open at most {@link DEFAULT_MAX_RUN_MIN} minutes). */
   runs?: { maxMinutes: number; source: string };
   /** The read tools the read guard watches; absent when no rule file lists any. */
-  readGuard?: { tools: Record<string, ReadGuardTool> };
+  /** The read tools the guard knows, and the directories it may look in (`roots`, when the rules set them). */
+  readGuard?: { tools: Record<string, ReadGuardTool>; roots?: string[] };
 }
 

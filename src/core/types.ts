@@ -7,3 +7,4 @@ export * from './rules.js';
 export * from './call.js';
 export * from './facts.js';
 export * from './decision.js';
+export type { PatternEntry, PatternShape, ToolMatchIndex } from './patterns.js';

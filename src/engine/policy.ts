@@ -6,8 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import { ErrorCode, PlangateError, toError } from '../core/errors.js';
+import { withMatchIndex } from '../core/patterns.js';
 import type {
   Decision,
+  Explanation,
   EffectivePlanningSettings,
   EffectiveSettings,
   HoldAllowed,
@@ -23,6 +25,9 @@ export const DEFAULT_WASM_URL = new URL('../../policies/build/policy.wasm', impo
 
 /** Entrypoints compiled into policy.wasm (see scripts/opa.mjs). */
 export const ENTRYPOINTS = {
+  /** The hot answer: what a gate acts on. */
+  decide: 'plangate/decide',
+  /** The explanation: the same answer with every candidate and check verdict. */
   decision: 'plangate/decision',
   effective: 'plangate/effective',
   planning: 'plangate/planning_settings',
@@ -40,8 +45,10 @@ export type CompiledPolicy = object;
 
 /** What the gate needs from the engine. */
 export interface Evaluator {
-  /** Decides one call from its gathered facts. */
+  /** Decides one call from its gathered facts (the hot entrypoint). */
   decide(input: PolicyInput): Decision;
+  /** The same decision with every candidate and every check's verdict (the explain entrypoint). */
+  explain(input: PolicyInput): Explanation;
   /** The plan-required settings in force for a seat. */
   effective(seat: Lineage): EffectiveSettings;
   /** The planning-gate settings in force for a seat (absent from an evaluator without a policy). */
@@ -86,7 +93,7 @@ export class Engine implements Evaluator {
       }
     }
     try {
-      policy.setData({ plangate: { rules: options.data } });
+      policy.setData({ plangate: { rules: withMatchIndex(options.data) } });
     } catch (thrown) {
       throw new PlangateError(ErrorCode.PolicyUnavailable, `the rules cannot be loaded into the policy: ${toError(thrown).message}`, [], { cause: thrown });
     }
@@ -94,11 +101,19 @@ export class Engine implements Evaluator {
   }
 
   decide(input: PolicyInput): Decision {
-    const result = this.evaluate(ENTRYPOINTS.decision, input);
+    const result = this.evaluate(ENTRYPOINTS.decide, input);
     if (!isDecision(result)) {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no decision for this input');
     }
     return result;
+  }
+
+  explain(input: PolicyInput): Explanation {
+    const result = this.evaluate(ENTRYPOINTS.decision, input);
+    if (!isDecision(result) || !Array.isArray((result as Explanation).candidates)) {
+      throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no explanation for this input');
+    }
+    return result as Explanation;
   }
 
   effective(seat: Lineage): EffectiveSettings {
@@ -159,7 +174,6 @@ function isDecision(value: unknown): value is Decision {
     value !== null &&
     typeof (value as Decision).allowed === 'boolean' &&
     typeof (value as Decision).tool === 'string' &&
-    Array.isArray((value as Decision).candidates) &&
     // A refusal always carries its code and instruction.
     ((value as Decision).allowed || (typeof (value as Decision).code === 'string' && typeof (value as Decision).message === 'string'))
   );

@@ -160,6 +160,35 @@ export interface DelegationStore {
   getDelegation(id: string): Promise<Delegation | undefined>;
 }
 
-export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore {
+/** What one decision needs from the store: the acting seat, its delegation chain, its hold, the candidate plans. */
+export interface DecisionFactsQuery {
+  agent: string;
+  /** The call's delegation chain, nearest manager first. */
+  delegatedBy: string[];
+  /** Decision time (epoch ms). */
+  now: number;
+  runId?: string;
+  /** Context messages per thread for explanations (see {@link CandidateQuery.context}). */
+  context?: number;
+}
+
+/** The facts of one decision, read as one snapshot. */
+export interface DecisionFacts {
+  agent: Lineage;
+  upstream: Lineage[];
+  hold?: Hold;
+  messages: MessageFact[];
+}
+
+/**
+ * A store that can read all the facts of one decision in one snapshot (one
+ * read transaction) instead of one lookup at a time. Optional: the gate
+ * falls back to `lineage`, `activeHold` and `candidates` without it.
+ */
+export interface SnapshotReads {
+  decisionFacts(query: DecisionFactsQuery): Promise<DecisionFacts>;
+}
+
+export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, Partial<SnapshotReads> {
   close(): Promise<void>;
 }

@@ -2,19 +2,21 @@
  * Gathering the facts for one call: the acting agent's lineage and active
  * planning hold, the recorded run of the call's run id, the live recorded
  * delegations behind each claimed link, the lineages of the claimed
- * managers the record backs, and the candidate plans (never bodies).
- * Every lookup is bounded by the lineage and the claim, not by the size of
- * the store.
+ * managers the record backs, and the candidate plans (never bodies). The
+ * seat, its hold, the backed managers' lineages and the candidate plans are
+ * read as one snapshot where the store can (`decisionFacts`, one read
+ * transaction in SQLite). Every lookup is bounded by the lineage and the
+ * claim, not by the size of the store.
  */
-import { threadsToFetch } from '../core/threads.js';
-import type { Delegation, DelegationFact, Lineage, PolicyInput, Run, RunFact } from '../core/types.js';
-import type { CandidateQuery, DelegationStore, HoldStore, OrgStore, MessageStore, RunStore } from '../facts/port.js';
+import type { Delegation, DelegationFact, PolicyInput, Run, RunFact } from '../core/types.js';
+import type { DecisionFacts, DecisionFactsQuery, DelegationStore, HoldStore, OrgStore, MessageStore, RunStore, SnapshotReads } from '../facts/port.js';
 import { toHoldFact } from '../facts/holds.js';
+import { candidateQueryFor } from '../facts/snapshot.js';
 import type { CheckedCall } from './call.js';
 
-/** The store methods fact gathering uses. */
+/** The store methods fact gathering uses; `decisionFacts` (one snapshot) when the store has it. */
 export type FactSource = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates'> & Pick<HoldStore, 'activeHold'>
-  & Pick<RunStore, 'getRun'> & Pick<DelegationStore, 'delegationsTo'>;
+  & Pick<RunStore, 'getRun'> & Pick<DelegationStore, 'delegationsTo'> & Partial<SnapshotReads>;
 
 export interface GatherOptions {
   /** Also fetch recent non-candidate messages so an explanation can say why they did not count. */
@@ -33,41 +35,45 @@ export interface GatherOptions {
 export async function gatherInput(store: FactSource, call: CheckedCall, options: GatherOptions = {}): Promise<PolicyInput> {
   const claimed = call.delegatedBy;
   const workers = [call.agent, ...claimed.slice(0, -1)];
-  const [hold, agent, run, links] = await Promise.all([
-    store.activeHold(call.agent),
-    store.lineage(call.agent),
-    call.runId !== undefined ? store.getRun(call.runId) : Promise.resolve(undefined),
-    Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId)
+  // A call that names no run and claims no chain (the common case) reads nothing here.
+  const [run, links] = await Promise.all([
+    call.runId !== undefined ? store.getRun(call.runId) : undefined,
+    claimed.length === 0 ? [] : Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId)
       .then((ds) => ds.filter((d) => d.manager === manager)))),
   ]);
   const backed = links.findIndex((ds) => ds.length === 0);
   const recorded = backed < 0 ? claimed : claimed.slice(0, backed);
-  const upstream: Lineage[] = await Promise.all(recorded.map((id) => store.lineage(id)));
-  const ownThreads = threadsToFetch(agent);
-  const query: CandidateQuery = {
+  const q: DecisionFactsQuery = { agent: call.agent, delegatedBy: recorded, now: call.now };
+  if (call.runId !== undefined) q.runId = call.runId;
+  if (options.context) q.context = options.context;
+  const facts = store.decisionFacts ? await store.decisionFacts(q) : await lookupByLookup(store, q);
+  const input: PolicyInput = {
     now: call.now,
-    ...(call.runId !== undefined ? { runId: call.runId } : {}),
-    plansBy: [{ author: agent.id, threads: ownThreads }, ...upstream.map((seat) => ({ author: seat.id, threads: threadsToFetch(seat) }))],
-    ...(options.context ? { context: { threads: ownThreads, author: agent.id, perThread: options.context } } : {}),
+    call: call.runId !== undefined
+      ? { agent: call.agent, tool: call.tool, runId: call.runId, delegatedBy: claimed }
+      : { agent: call.agent, tool: call.tool, delegatedBy: claimed },
+    agent: facts.agent,
+    upstream: facts.upstream,
+    messages: facts.messages,
   };
-  const messages = await store.candidates(query);
-  const delegations = links.slice(0, recorded.length).flat().map(toDelegationFact);
-  return {
-    now: call.now,
-    call: {
-      agent: call.agent,
-      tool: call.tool,
-      ...(call.runId !== undefined ? { runId: call.runId } : {}),
-      delegatedBy: claimed,
-      ...(call.args !== undefined ? { args: call.args } : {}),
-    },
-    agent,
-    upstream,
-    ...(claimed.length > 0 ? { delegations } : {}),
-    ...(run ? { run: toRunFact(run) } : {}),
-    messages,
-    ...(hold ? { hold: toHoldFact(hold) } : {}),
-  };
+  if (call.args !== undefined) input.call.args = call.args;
+  if (call.omittedArgs !== undefined) input.call.omittedArgs = call.omittedArgs;
+  if (claimed.length > 0) input.delegations = links.slice(0, recorded.length).flat().map(toDelegationFact);
+  if (run) input.run = toRunFact(run);
+  if (facts.hold) input.hold = toHoldFact(facts.hold);
+  return input;
+}
+
+/** For a store without `decisionFacts`: the same facts, one lookup at a time (not one snapshot). */
+async function lookupByLookup(store: FactSource, q: DecisionFactsQuery): Promise<DecisionFacts> {
+  const [hold, lineages] = await Promise.all([
+    store.activeHold(q.agent),
+    Promise.all([q.agent, ...q.delegatedBy].map((id) => store.lineage(id))),
+  ]);
+  const [agent, ...upstream] = lineages;
+  if (!agent) throw new Error('unreachable: lineage of the acting agent');
+  const messages = await store.candidates(candidateQueryFor(q, agent, upstream));
+  return hold ? { agent, upstream, hold, messages } : { agent, upstream, messages };
 }
 
 /** What the policy sees of a run. */

@@ -4,20 +4,22 @@
  * composition root (src/main) picks the concrete store, engine and sink.
  */
 import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.js';
+import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_STORE_FAILURE } from '../core/failclosed.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
-import type { Call, Decision, EffectiveSettings, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
-import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanRequiredBlocked } from '../audit/port.js';
+import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, HoldKind, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
+import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
-import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore } from '../facts/port.js';
+import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore, SnapshotReads } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
-import { decideWithFacts, planningRefusalEvent, refusalError } from './refusals.js';
+import { KnownHolds } from './known-holds.js';
+import { decideWithFacts, explainWithFacts, planningRefusalEvent, refusalError, type Resolutions } from './refusals.js';
 import { createRuns, type Delegations, type Runs } from './runs.js';
 import { checkAgentPost } from './posting.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & Partial<SnapshotReads>;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */
@@ -29,13 +31,21 @@ export interface GateOptions {
   clock?: () => number;
   /** Called when the audit sink fails (the decision stands). Defaults to a line on stderr. */
   onAuditError?: (error: unknown, event: AuditEvent) => void;
-  /** The directory the read guard resolves relative paths against; defaults to the process's working directory. */
+  /**
+   * The directories the read guard may look in (read roots); a relative path
+   * in a call resolves against the first, and a whole-file read outside every
+   * root is refused. A function is asked at each decision (the roots may come
+   * from the rules in force). Defaults to `[readBase]`, else the working directory.
+   */
+  readRoots?: readonly string[] | (() => readonly string[]);
+  /** One read root (kept for older hosts): the same as `readRoots: [readBase]`. */
   readBase?: string;
   /** Called with every decision `decide`/`guard` return (not `explain`), e.g. to count them. */
   onDecision?: (decision: Decision) => void;
   /**
    * Called when the store fails while gathering the facts; the call then
-   * fails open (see core/failopen.ts). Defaults to a line on stderr.
+   * fails open (see core/failopen.ts), or, for an agent known to be held,
+   * closed (core/failclosed.ts). Defaults to a line on stderr.
    */
   onStoreError?: (error: unknown, call: Call) => void;
 }
@@ -80,13 +90,15 @@ export interface Gate {
    * Decides a call for a person asking why, with recent context messages and
    * the facts used. Not an attempt: nothing is audited.
    */
-  explain(call: Call, options?: Pick<DecideOptions, 'unrecordedClaims'>): Promise<{ decision: Decision; input: PolicyInput }>;
+  explain(call: Call, options?: Pick<DecideOptions, 'unrecordedClaims'>): Promise<{ decision: Explanation; input: PolicyInput }>;
   /** Planning holds: place, the reviewer channel (submitPlan), push back, release, unblock, list. */
   holds: Holds;
   /** Runs, started and ended by the host (or the CLI, an operator, an orchestrator), never by the agent. */
   runs: Runs;
   /** Delegations, recorded by the manager, the host, the CLI or an operator. */
   delegations: Delegations;
+  /** The last known active holds, kept for when the store fails (core/failclosed.ts). */
+  knownHolds: KnownHolds;
 }
 
 /** Messages of context per thread fetched for explanations. */
@@ -106,18 +118,21 @@ export function createGate(options: GateOptions): Gate {
   const onAuditError = options.onAuditError ?? ((error: unknown) => {
     process.stderr.write(`plangate: audit sink failed, decision unchanged: ${String(error)}\n`);
   });
-  const readBase = options.readBase ?? process.cwd();
+  const fixedRoots = Array.isArray(options.readRoots) ? [...options.readRoots] : [options.readBase ?? process.cwd()];
+  const readRoots = typeof options.readRoots === 'function' ? options.readRoots : () => fixedRoots;
   const onStoreError = options.onStoreError ?? ((error: unknown, call: Call) => {
-    process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} FAILS OPEN: ${toError(error).message}\n`);
+    const held = known.get(call.agent) ? 'is held, so it FAILS CLOSED' : 'FAILS OPEN';
+    process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} ${held}: ${toError(error).message}\n`);
   });
+  const known = new KnownHolds();
 
   async function inputFor(call: Call, opts: DecideOptions = {}): Promise<PolicyInput> {
     const checked = checkCall(call, clock());
     return gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {});
   }
 
-  async function record(input: PolicyInput, decision: Decision): Promise<void> {
-    await audit(planningRefusalEvent(input, decision) ?? blockedEvent(input, decision));
+  async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions): Promise<void> {
+    await audit(planningRefusalEvent(input, decision, resolutions) ?? blockedEvent(input, decision));
   }
 
   async function audit(event: AuditEvent): Promise<void> {
@@ -130,7 +145,7 @@ export function createGate(options: GateOptions): Gate {
   }
 
   /** Refuses a decision whose claimed chain the record does not back, when asked to (audited, no bodies). */
-  async function refuseUnrecorded(input: PolicyInput, decision: Decision, opts: DecideOptions): Promise<void> {
+  async function refuseUnrecorded(input: PolicyInput, decision: { delegation?: DelegationVerdict }, opts: DecideOptions): Promise<void> {
     const unrecorded = decision.delegation?.unrecorded;
     if (opts.unrecordedClaims !== 'refuse' || unrecorded === undefined) return;
     await audit(claimRefusedEvent(input, 'delegation', input.call.delegatedBy, unrecorded));
@@ -149,16 +164,30 @@ export function createGate(options: GateOptions): Gate {
     } catch (error) {
       // A malformed call is an error; a failing store fails open (plan-required guards legibility).
       if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw error;
+      const reason = `the store failed while gathering the facts: ${toError(error).message}`;
+      const hold = known.get(call.agent);
+      if (hold && HOLD_ON_STORE_FAILURE === 'fail_closed') {
+        // A held agent stays held: the last known hold decides, by the host's one rule.
+        onStoreError(error, call);
+        const closed = heldWhileFailing(call, hold, hold.channel ?? FAIL_CLOSED_REVIEWER_CHANNEL, reason);
+        if (!closed.allowed) await audit(heldBlockedEvent(call, closed, hold, clock()));
+        options.onDecision?.(closed);
+        return closed;
+      }
       if (PLAN_REQUIRED_ON_STORE_FAILURE !== 'fail_open') throw error;
       onStoreError(error, call);
-      const failed = failOpenDecision(call, `the store failed while gathering the facts: ${toError(error).message}`);
+      const failed = failOpenDecision(call, reason);
       options.onDecision?.(failed);
       return failed;
     }
-    const decision = await decideWithFacts(current(), input, readBase);
+    const resolutions: Resolutions = new Map();
+    const decision = await decideWithFacts(current(), input, readRoots(), resolutions);
     await refuseUnrecorded(input, decision, opts);
+    // What the store said about the agent's hold, with its reviewer channel when the policy named it.
+    const channel = decision.failClosed ? undefined : decision.reviewerChannel;
+    known.set(input.agent.id, input.hold ? { ...input.hold, ...(channel !== undefined ? { channel } : {}) } : undefined);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
-    if (!decision.allowed || decision.shadow === true) await record(input, decision);
+    if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions);
     options.onDecision?.(decision);
     return decision;
   }
@@ -168,7 +197,7 @@ export function createGate(options: GateOptions): Gate {
     inputFor,
     async explain(call, opts = {}) {
       const input = await inputFor(call, { explain: true });
-      const decision = await decideWithFacts(current(), input, readBase);
+      const decision = await explainWithFacts(current(), input, readRoots());
       await refuseUnrecorded(input, decision, opts);
       return { decision, input };
     },
@@ -184,7 +213,8 @@ export function createGate(options: GateOptions): Gate {
       await checkAgentPost(seat, message.thread, message.kind, now, message.runId, audit);
       return options.store.postMessage({ ...message, authorKind: 'agent', at: now });
     },
-    holds: createHolds({ store: options.store, evaluator: current, clock, audit }),
+    holds: createHolds({ store: options.store, evaluator: current, clock, audit, onHold: (agent, hold) => known.set(agent, hold) }),
+    knownHolds: known,
     ...createRuns(options.store, clock),
     async settingsFor(agent) {
       const seat = await options.store.lineage(checkCall({ agent, tool: 'x' }, 0).agent);
@@ -198,6 +228,22 @@ export function claimRefusedEvent(input: PolicyInput, claim: ClaimKind, claimed:
   return {
     type: 'ClaimRefused', time: new Date(input.now).toISOString(), agent: input.agent.id, claim, claimed, refused,
     tool: input.call.tool, runId: input.call.runId ?? null,
+  };
+}
+
+/** The audit record of a held agent's call refused while the store failed. */
+function heldBlockedEvent(call: Call, decision: Decision, hold: { id: string; kind: HoldKind }, now: number): PlanningHoldBlocked {
+  return {
+    type: 'PlanningHoldBlocked',
+    time: new Date(now).toISOString(),
+    agent: call.agent,
+    crew: null,
+    tool: call.tool,
+    toolClass: decision.class,
+    code: refusalCode(decision),
+    runId: call.runId ?? null,
+    holdId: hold.id,
+    holdKind: hold.kind,
   };
 }
 

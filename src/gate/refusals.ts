@@ -5,25 +5,55 @@
  * the policy's answer (`decision.check`); nothing here re-decides.
  */
 import { CallRefusedError, ErrorCode, PlanRequiredError, refusalCode } from '../core/errors.js';
-import type { Decision, PolicyInput } from '../core/types.js';
+import type { Decision, Explanation, FileFact, PolicyInput } from '../core/types.js';
 import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import { fileFact } from './files.js';
 
+/** Where each gathered path resolved to: for the audit only, never the policy. */
+export type Resolutions = Map<string, string | undefined>;
+
 /**
- * Decides `input`; when the decision needs the size of the file a whole-file
- * read names, gathers it (resolved against `base`) and decides again with
- * the same evaluator. At most one extra evaluation, one realpath, one stat.
+ * Decides `input`; when the decision needs the size of the files a
+ * whole-file read names, gathers them inside the read `roots` and decides
+ * again with the same evaluator. At most one extra evaluation; per path a
+ * realpath and a stat (a few more for a missing one). Fills `resolutions`
+ * (path → resolved) for the audit.
  *
  * @example
- * const decision = await decideWithFacts(engine, input, process.cwd());
+ * const decision = await decideWithFacts(engine, input, [process.cwd()]);
  */
-export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, base: string): Promise<Decision> {
+export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, roots: readonly string[], resolutions: Resolutions = new Map()): Promise<Decision> {
   const first = evaluator.decide(input);
-  const wanted = first.needs?.file;
-  if (!wanted) return first;
-  input.file = await fileFact(base, wanted.path);
+  if (!(await gatherFiles(first, input, roots, resolutions))) return first;
   return evaluator.decide(input);
+}
+
+/**
+ * The same as {@link decideWithFacts} through the explain entrypoint: every
+ * candidate and every check's verdict.
+ *
+ * @example
+ * const explanation = await explainWithFacts(engine, input, [process.cwd()]);
+ */
+export async function explainWithFacts(evaluator: Evaluator, input: PolicyInput, roots: readonly string[], resolutions: Resolutions = new Map()): Promise<Explanation> {
+  const first = evaluator.explain(input);
+  if (!(await gatherFiles(first, input, roots, resolutions))) return first;
+  return evaluator.explain(input);
+}
+
+/** Gathers the file facts a first answer asks for into `input.files`; false when it asks for none. */
+async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyInput, roots: readonly string[], resolutions: Resolutions): Promise<boolean> {
+  const wanted = first.needs?.files;
+  if (!wanted || wanted.length === 0) return false;
+  const gathered = await Promise.all(wanted.map((p) => fileFact(roots, p)));
+  const files: Record<string, FileFact> = Object.create(null);
+  for (const g of gathered) {
+    Object.defineProperty(files, g.fact.path, { value: g.fact, enumerable: true, writable: true, configurable: true });
+    resolutions.set(g.fact.path, g.resolved);
+  }
+  input.files = files;
+  return true;
 }
 
 function common(input: PolicyInput, decision: Decision) {
@@ -41,7 +71,7 @@ function common(input: PolicyInput, decision: Decision) {
  * The audit event of a refusal by the planning hold or the read guard, or
  * undefined when another check (plan-required) decided it.
  */
-export function planningRefusalEvent(input: PolicyInput, decision: Decision): AuditEvent | undefined {
+export function planningRefusalEvent(input: PolicyInput, decision: Decision, resolutions: Resolutions = new Map()): AuditEvent | undefined {
   if (decision.check === 'planning_hold' && input.hold) {
     const event: PlanningHoldBlocked = {
       type: 'PlanningHoldBlocked',
@@ -52,14 +82,22 @@ export function planningRefusalEvent(input: PolicyInput, decision: Decision): Au
     };
     return event;
   }
-  if (decision.check === 'read_guard' && input.file?.kind === 'file') {
+  if (decision.check === 'read_guard') {
+    // The hot answer carries the read guard's verdict when it refused; an explanation has it in checks.
+    const verdict = decision.readGuard ?? decision.checks?.readGuard;
+    const facts = verdict?.files ?? [];
+    const maxBytes = verdict?.maxBytes ?? 0;
+    const deciding = facts.find((f) => f.kind === 'outside') ?? facts.find((f) => f.kind === 'file' && f.size > maxBytes);
+    const size = (f: FileFact | undefined): number | null => (f?.kind === 'file' ? f.size : null);
     const event: ReadGuardBlocked = {
       type: 'ReadGuardBlocked',
       ...common(input, decision),
-      path: input.file.path,
-      resolved: input.file.resolved,
-      sizeBytes: input.file.size,
-      maxBytes: decision.checks?.readGuard.maxBytes ?? 0,
+      reason: verdict?.status ?? 'unknown',
+      path: deciding?.path ?? verdict?.path ?? null,
+      resolved: deciding ? resolutions.get(deciding.path) ?? null : null,
+      sizeBytes: size(deciding),
+      maxBytes,
+      ...(verdict?.paths ? { files: facts.map((f) => ({ path: f.path, kind: f.kind, resolved: resolutions.get(f.path) ?? null, sizeBytes: size(f) })) } : {}),
     };
     return event;
   }

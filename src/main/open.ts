@@ -7,17 +7,20 @@
  * (core/failopen.ts); `openPlangate` never throws for bad rules or a bad
  * policy, it says so on stderr and in `status()`.
  */
+import { ErrorCode, PlangateError } from '../core/errors.js';
 import type { AuditSink } from '../audit/port.js';
 import { createJsonlAuditSink } from '../audit/jsonl.js';
 import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
-import { openSqliteStore } from '../facts/sqlite/store.js';
+import { openSqliteStore, type SqliteStoreOptions } from '../facts/sqlite/store.js';
+import { MAX_HOLD_LIMIT } from '../facts/holds.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, type Paths } from './config.js';
+import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
-import type { RuntimeStatus, StatusSource } from './status.js';
+import { withAudit, type RuntimeStatus, type StatusSource } from './status.js';
 import { watchPolicyInputs, type PolicyWatcher } from './watch.js';
 
 export interface Plangate extends StatusSource {
@@ -56,9 +59,20 @@ export interface OpenOptions extends Partial<Paths> {
   env?: NodeJS.ProcessEnv;
   /** Use this store instead of opening one from `store`. */
   storeInstance?: Store;
+  /**
+   * The SQLite store's page cache in MiB (default: SQLite's); for stores of
+   * millions of messages. Also `PLANGATE_SQLITE_CACHE_MIB`.
+   */
+  sqliteCacheMiB?: number;
   /** Use this sink instead of the JSONL file at `audit`. */
   auditSink?: AuditSink;
   clock?: () => number;
+  /**
+   * The directories the read guard may look in (e.g. an MCP filesystem
+   * server's directories). Beats `PLANGATE_READ_BASE` and the rules'
+   * `readGuard.roots`; the working directory by default (see roots.ts).
+   */
+  readRoots?: string[];
   /**
    * Watch the rules directory and the policy and reload on change (hot
    * reload). Off by default (one-shot commands); `plangate serve` turns it on.
@@ -88,16 +102,24 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   const paths = resolvePaths(options, env);
   const log = options.log ?? ((text: string) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`));
   const runtime = await PolicyRuntime.start({ rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch) });
-  const store = options.storeInstance ?? openStore(paths.store);
+  const store = options.storeInstance ?? openStore(paths.store, { cacheSizeMiB: options.sqliteCacheMiB ?? cacheFromEnv(options.env ?? process.env) });
   const audit = options.auditSink ?? createJsonlAuditSink(paths.audit);
   const gate = createGate({
     engine: runtime.holder,
     store,
     audit,
     ...(options.clock ? { clock: options.clock } : {}),
+    readRoots: () => {
+      const snap = runtime.holder.snapshot();
+      return readRootsFrom({ ...(options.readRoots ? { option: options.readRoots } : {}), env, rules: snap.kind === 'enforcing' ? snap.rules.data : undefined });
+    },
     onDecision: (decision) => runtime.recordDecision(decision),
     // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
     onStoreError: () => {},
+  });
+  // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
+  await gate.holds.list({ limit: MAX_HOLD_LIMIT }).catch((error: unknown) => {
+    log(`plangate: the store failed while reading the active holds at start: ${error instanceof Error ? error.message : String(error)}`);
   });
   let watcher: PolicyWatcher | undefined;
   if (options.watch) {
@@ -129,7 +151,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     audit,
     paths,
     runtime,
-    status: () => runtime.status(),
+    status: () => withAudit(runtime.status(), audit.state?.()),
     reload: () => runtime.load(),
     async close() {
       runtime.watching = false;
@@ -141,6 +163,17 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
 }
 
 /** `:memory:` for the in-memory driver, otherwise an SQLite file. */
-export function openStore(path: string): Store {
-  return path === ':memory:' ? createMemoryStore() : openSqliteStore(path);
+export function openStore(path: string, options: SqliteStoreOptions = {}): Store {
+  return path === ':memory:' ? createMemoryStore() : openSqliteStore(path, options);
+}
+
+/** `PLANGATE_SQLITE_CACHE_MIB` as a number (the store checks its range); unset or empty is the default. */
+function cacheFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.PLANGATE_SQLITE_CACHE_MIB;
+  if (text === undefined || text === '') return undefined;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n)) {
+    throw new PlangateError(ErrorCode.InvalidInput, `PLANGATE_SQLITE_CACHE_MIB must be a whole number of MiB (got ${JSON.stringify(text)})`);
+  }
+  return n;
 }

@@ -2,6 +2,7 @@
  * Parsed rule files → one normalized `RulesData`, with the checks that span
  * files: a scope, the default tool class or a tool entry defined twice.
  */
+import { toolMatchIndex } from '../core/patterns.js';
 import type { Problem } from '../core/errors.js';
 import { isValidId } from '../core/threads.js';
 import { TOOL_CLASSES, type Mode, type RulesData, type SourcedPlanRule, type ToolClass } from '../core/types.js';
@@ -94,6 +95,8 @@ export function normalizeRules(files: readonly ParsedRuleFile[]): { data: RulesD
       });
     }
   }
+  // Patterns as data the policy matches without compiling them.
+  if (data.tools.patterns.length > 0) data.tools.match = toolMatchIndex(data.tools.patterns);
   const planning = normalizePlanning(files);
   problems.push(...planning.problems);
   if (planning.planningGate) data.planningGate = planning.planningGate;

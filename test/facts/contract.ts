@@ -546,6 +546,35 @@ export function storeContract(name: string, makeStore: MakeStore): void {
       });
     });
 
+    describe('decisionFacts', () => {
+      it('reads what lineage, activeHold and candidates read, for the seat and its delegation chain', async () => {
+        if (!store.decisionFacts) return; // optional: the gate then reads the facts one lookup at a time
+        await store.putCrew({ id: 'root', parent: null });
+        await store.putCrew({ id: 'desk', parent: 'root' });
+        await store.putAgent({ id: 'W', crew: 'desk' });
+        await store.putAgent({ id: 'M', crew: 'root' });
+        await post({ at: 10 });
+        await post({ at: 20, thread: 'crew:desk', runId: 'r1' });
+        await post({ at: 30, thread: 'crew:desk' });
+        await post({ at: 15, author: 'M', thread: 'crew:root' });
+        await post({ at: 16, author: 'M', thread: 'agent:M', kind: 'note' });
+        await store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops', placedAt: 5 });
+        const q = { agent: 'W', delegatedBy: ['M', 'X'], now: 100, runId: 'r1', context: 2 };
+        const got = await store.decisionFacts(q);
+        const agent = await store.lineage('W');
+        const upstream = [await store.lineage('M'), await store.lineage('X')];
+        expect(got.agent).toEqual(agent);
+        expect(got.upstream).toEqual(upstream);
+        expect(got.hold).toEqual(await store.activeHold('W'));
+        const plansBy = [agent, ...upstream].map((s) => ({ author: s.id, threads: [`agent:${s.id}`, ...s.crews.map((c) => `crew:${c}`), 'org'] }));
+        expect(got.messages).toEqual(await store.candidates({ now: 100, runId: 'r1', plansBy, context: { threads: plansBy[0]!.threads, author: 'W', perThread: 2 } }));
+        expect(got.messages.map((m) => m.at)).toContain(20);
+        const unheld = await store.decisionFacts({ agent: 'M', delegatedBy: [], now: 100 });
+        expect(unheld.hold).toBeUndefined();
+        expect(unheld.messages.map((m) => m.at)).toEqual([15]);
+      });
+    });
+
     describe('listThread', () => {
       it('lists a thread newest first, with bodies, up to the limit', async () => {
         await post({ at: 100, body: 'one' });

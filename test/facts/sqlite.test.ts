@@ -106,6 +106,16 @@ describe('sqlite store', () => {
     }
   });
 
+  it('takes a page-cache size in MiB and refuses one out of range', async () => {
+    const store = openSqliteStore(fresh(), { cacheSizeMiB: 64 });
+    await store.putCrew({ id: 'desk', parent: null });
+    expect((await store.lineage('W')).known).toBe(false);
+    await store.close();
+    for (const bad of [0, -1, 1.5, 70000]) {
+      expect(() => openSqliteStore(fresh(), { cacheSizeMiB: bad })).toThrow(/cacheSizeMiB/);
+    }
+  });
+
   it('refuses a file whose schema is newer than this code, leaving it untouched', () => {
     const path = fresh();
     const db = new Database(path);

@@ -81,7 +81,7 @@ describe.each(['memory', 'sqlite'] as const)('gate with the %s store', (storeKin
     await w.gate.say({ thread: 'crew:trading', author: '0xMGR', authorKind: 'agent', kind: 'plan', body: 'merge it', at });
     await w.gate.say({ thread: 'crew:trading', author: '0xWORKER', authorKind: 'human', kind: 'plan', body: 'ship it', at });
     await w.gate.say({ thread: 'crew:ops', author: '0xWORKER', authorKind: 'agent', kind: 'plan', body: 'merge', at });
-    const d = await w.gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' }, { explain: true });
+    const { decision: d } = await w.gate.explain({ agent: '0xWORKER', tool: 'github.merge_pull_request' });
     expect(d.allowed).toBe(false);
     expect(d.code).toBe('plan_required:github.merge_pull_request:none');
     const reasons = Object.fromEntries(d.candidates.map((c) => [`${c.author}/${c.authorKind}/${c.kind}/${c.thread}`, c.reasons]));
@@ -110,7 +110,7 @@ describe.each(['memory', 'sqlite'] as const)('gate with the %s store', (storeKin
     expect(delegated.plan?.author).toBe('0xMGR');
     expect(delegated.delegation).toEqual({ claimed: ['0xMGR'], chain: ['0xMGR'] });
     // 0xOPS has no acceptUpstream: the manager's plan does not count for it.
-    const ops = await w.gate.decide({ agent: '0xOPS', tool: 'desk.rebalance', delegatedBy: ['0xMGR'] });
+    const { decision: ops } = await w.gate.explain({ agent: '0xOPS', tool: 'desk.rebalance', delegatedBy: ['0xMGR'] });
     expect(ops.allowed).toBe(false);
     expect(ops.candidates.find((c) => c.author === '0xMGR')?.reasons).toEqual(['upstream_not_accepted']);
   });

@@ -48,7 +48,8 @@ const hold = fc.record({
   pushBacks: fc.integer({ min: 0, max: 2 }),
 });
 
-const decisionInput = fc
+/** A decision input shaped as the gate builds it (also used by test/property/hot.property.test.ts). */
+export const decisionInput = fc
   .record(
     {
       now: fc.integer({ min: NOW, max: NOW + 1000 * MIN }),
@@ -108,19 +109,20 @@ export interface DifferentialCase {
 }
 
 /**
- * `n` cases, deterministic for a seed: 80% decisions, 5% damaged decisions,
+ * `n` cases, deterministic for a seed: 80% decisions (hot and explain), 5% damaged decisions,
  * 15% seat inputs spread over the other entrypoints.
  */
 export function differentialCases(n: number, seed: number, entrypoints: readonly string[]): DifferentialCase[] {
-  const others = entrypoints.filter((e) => e !== 'plangate/decision');
+  const decisions: string[] = entrypoints.filter((e) => e === 'plangate/decision' || e === 'plangate/decide');
+  const others = entrypoints.filter((e) => !decisions.includes(e));
   const seat = fc.record({
     agent: lineage(fc.constantFrom(...AGENTS)),
     kind: fc.constantFrom('reviewer', 'on_demand'),
     hold: fc.option(hold, { nil: undefined }),
   }).map((r) => (r.hold === undefined ? { agent: r.agent, kind: r.kind } : r));
   const arb = fc.oneof(
-    { weight: 80, arbitrary: decisionInput.map((input) => ({ entrypoint: 'plangate/decision', input })) },
-    { weight: 5, arbitrary: damaged.map((input) => ({ entrypoint: 'plangate/decision', input })) },
+    { weight: 80, arbitrary: fc.tuple(fc.constantFrom(...decisions), decisionInput).map(([entrypoint, input]) => ({ entrypoint, input })) },
+    { weight: 5, arbitrary: fc.tuple(fc.constantFrom(...decisions), damaged).map(([entrypoint, input]) => ({ entrypoint, input })) },
     { weight: 15, arbitrary: fc.tuple(fc.constantFrom(...others), seat).map(([entrypoint, input]) => ({ entrypoint, input })) },
   );
   return fc.sample(arb, { numRuns: n, seed });

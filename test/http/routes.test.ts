@@ -157,7 +157,9 @@ describe('POST /v1/say', () => {
     expect(r.json.error.code).toBe('seat_mismatch');
     const stillRefused = await call(s.url, 'POST', '/v1/decide', json(TOKENS.mgr, { tool: 'wallet.propose_spend' }));
     expect(stillRefused.json).toMatchObject({ allowed: false, code: 'plan_required:wallet.propose_spend:none' });
-    expect(stillRefused.json.candidates).toEqual([]);
+    const explained = await call(s.url, 'POST', '/v1/explain', json(TOKENS.mgr, { tool: 'wallet.propose_spend' }));
+    expect(explained.json.decision.candidates).toEqual([]);
+    expect(explained.json.input.messages).toEqual([]);
   });
 
   it('an operator posts as a person, and a person\'s plan never counts for a seat', async () => {
@@ -293,8 +295,11 @@ describe('routing', () => {
 });
 
 describe('GET /health and GET /metrics', () => {
-  it('/health is open and says ok with the rules and policy in force', async () => {
-    const r = await call(s.url, 'GET', '/health');
+  it('/health is open and says only ok; with an operator or policy token, the rules and policy in force', async () => {
+    expect((await call(s.url, 'GET', '/health')).json).toEqual({ status: 'ok' });
+    expect((await call(s.url, 'GET', '/health', { token: TOKENS.worker })).json).toEqual({ status: 'ok' });
+    expect((await call(s.url, 'GET', '/health', { token: 'not-a-token-0123456789' })).json).toEqual({ status: 'ok' });
+    const r = await call(s.url, 'GET', '/health', { token: TOKENS.operator });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ status: 'ok', reasons: [], enforcing: true });
     expect(r.json.rules.files).toEqual(expect.arrayContaining(['plan-required.yaml', 'seats.yaml', 'tools.yaml']));
@@ -303,7 +308,7 @@ describe('GET /health and GET /metrics', () => {
   });
 
   it('/metrics is open Prometheus text: decisions by outcome and class, latency, requests, reloads, fail-open', async () => {
-    await call(s.url, 'POST', '/v1/decide', json(TOKENS.worker, { tool: 'fs.read_file' }));
+    await call(s.url, 'POST', '/v1/decide', json(TOKENS.worker, { tool: 'fs.read_file', args: { path: 'README.md', offset: 0 } }));
     const r = await call(s.url, 'GET', '/metrics');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CallRefusedError, ErrorCode, PlanRequiredError } from '../../src/core/errors.js';
-import { eventTypes, MIN, planningWorld } from './support.js';
+import { eventTypes, MIN, planningWorld, decideExplained } from './support.js';
 
 const RULES = `
 planRequired:
@@ -42,7 +42,7 @@ describe.each(['memory', 'sqlite'] as const)('the planning gate, start to finish
     expect(hold).toMatchObject({ agent: W, kind: 'reviewer', task: 'Refactor the auth middleware', state: 'active', placedAt: w.now() });
 
     // 2. Real work is refused, before the effect: guard never runs it.
-    const refused = await w.gate.decide(MERGE);
+    const refused = await decideExplained(w.gate, MERGE);
     expect(refused).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.merge_pull_request' });
     expect(refused.message).toContain('fs.read_file, *.search');
     expect(refused.message).toContain('send your plan through plangate.submit_plan');
@@ -54,16 +54,16 @@ describe.each(['memory', 'sqlite'] as const)('the planning gate, start to finish
     expect(err).toMatchObject({ code: ErrorCode.PlanningHold, refusal: 'planning_hold:github.merge_pull_request' });
 
     // A read that is not whitelisted is refused too.
-    const read = await w.gate.decide({ agent: W, tool: 'github.get_pull_request' });
+    const read = await decideExplained(w.gate, { agent: W, tool: 'github.get_pull_request' });
     expect(read).toMatchObject({ allowed: false, code: 'planning_hold:github.get_pull_request' });
 
     // 3. The whitelisted tools stay open, so the worker can orient.
-    const look = await w.gate.decide({ agent: W, tool: 'fs.read_file', args: { path: 'auth.ts' } });
+    const look = await decideExplained(w.gate, { agent: W, tool: 'fs.read_file', args: { path: 'auth.ts' } });
     expect(look).toMatchObject({ allowed: true, checks: { planningHold: { held: true, exempt: 'whitelist' }, readGuard: { status: 'under' } } });
-    expect((await w.gate.decide({ agent: W, tool: 'code.search' })).allowed).toBe(true);
+    expect((await decideExplained(w.gate, { agent: W, tool: 'code.search' })).allowed).toBe(true);
 
     // 4. The plan goes through the reviewer channel: the tool stays open, and the plan is recorded on the hold.
-    const channel = await w.gate.decide({ agent: W, tool: 'plangate.submit_plan' });
+    const channel = await decideExplained(w.gate, { agent: W, tool: 'plangate.submit_plan' });
     expect(channel).toMatchObject({ allowed: true, checks: { planningHold: { exempt: 'reviewer_channel' } } });
     w.advance(2 * MIN);
     const first = await w.gate.holds.submitPlan(W, { body: 'Rewrite auth.ts in place; read the tests first.' });
@@ -75,7 +75,7 @@ describe.each(['memory', 'sqlite'] as const)('the planning gate, start to finish
     const pushed = await w.gate.holds.pushBack(W, { by: 'reviewer', body: 'Too broad: which callers change?' });
     expect(pushed.message).toMatchObject({ thread: `agent:${W}`, author: 'reviewer', authorKind: 'human', kind: 'pushback' });
     expect(pushed.hold).toMatchObject({ state: 'active', pushBacks: 1 });
-    const still = await w.gate.decide(MERGE);
+    const still = await decideExplained(w.gate, MERGE);
     expect(still.code).toBe('planning_hold:github.merge_pull_request');
     expect(still.message).toContain('1 plan sent so far and 1 push-back');
 
@@ -91,14 +91,14 @@ describe.each(['memory', 'sqlite'] as const)('the planning gate, start to finish
     expect(links.map((l) => l.role)).toEqual(['plan', 'pushback', 'plan']);
 
     // 7. Work proceeds, decided as usual: plan-required counts the fresh plan…
-    const merge = await w.gate.decide(MERGE);
+    const merge = await decideExplained(w.gate, MERGE);
     expect(merge).toMatchObject({ allowed: true, gated: true, checks: { planningHold: { held: false } } });
     expect(merge.plan?.id).toBe(second.message.id);
     expect(await w.gate.guard(MERGE, () => 'merged')).toBe('merged');
 
     // …and the release approved nothing: once the plan is stale, plan-required refuses.
     w.advance(31 * MIN);
-    const stale = await w.gate.decide(MERGE);
+    const stale = await decideExplained(w.gate, MERGE);
     expect(stale).toMatchObject({ allowed: false, check: 'plan_required', code: 'plan_required:github.merge_pull_request:stale' });
     await expect(w.gate.guard(MERGE, () => 'merged')).rejects.toBeInstanceOf(PlanRequiredError);
 

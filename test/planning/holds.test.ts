@@ -1,12 +1,12 @@
 /** Placing and clearing holds: on demand, by the reviewer, unblock, and across a restart. */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, PlangateError } from '../../src/core/errors.js';
-import type { Decision, EffectiveSettings, Lineage, PolicyInput } from '../../src/core/types.js';
+import type { Decision, Explanation, EffectiveSettings, Lineage, PolicyInput } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/facts/memory/store.js';
 import { createGate } from '../../src/gate/gate.js';
 import { expectCode } from '../facts/contract.js';
 import { seedOrg } from '../support/world.js';
-import { eventTypes, planningWorld } from './support.js';
+import { decideExplained, eventTypes, planningWorld } from './support.js';
 
 /** The gate is off everywhere but for the desk crew's profile (0xWORKER and 0xOPS sit below desk; 0xBOT picks "quiet"). */
 const RULES = `
@@ -113,7 +113,7 @@ describe('a held agent after a restart', () => {
 
     const later = await planningWorld(RULES, { path, seed: false });
     // Released: decided as usual, and the plan sent through the channel is a fresh plan.
-    const free = await later.gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' });
+    const free = await decideExplained(later.gate, { agent: '0xWORKER', tool: 'github.merge_pull_request' });
     expect(free).toMatchObject({ allowed: true, checks: { planningHold: { held: false } } });
     expect((await later.gate.holds.list({ all: true }))[0]).toMatchObject({ state: 'released', releasedBy: 'reviewer', plans: 1 });
     await later.store.close();
@@ -125,7 +125,8 @@ describe('holds without a policy (an evaluator failing open)', () => {
     const store = createMemoryStore();
     await seedOrg(store);
     const evaluator = {
-      decide: (input: PolicyInput) => ({ allowed: true, tool: input.call.tool, candidates: [] }) as unknown as Decision,
+      decide: (input: PolicyInput) => ({ allowed: true, tool: input.call.tool }) as unknown as Decision,
+      explain: (input: PolicyInput) => ({ allowed: true, tool: input.call.tool, candidates: [] }) as unknown as Explanation,
       effective: (_seat: Lineage) => ({}) as EffectiveSettings,
     };
     const gate = createGate({ engine: evaluator, store });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CallRefusedError, ErrorCode, PlanRequiredError } from '../../src/core/errors.js';
 import { fileFact } from '../../src/gate/files.js';
-import { eventTypes, planningWorld, type PlanningWorld } from './support.js';
+import { eventTypes, planningWorld, type PlanningWorld, decideExplained } from './support.js';
 
 const MIB = 1024 * 1024;
 
@@ -58,21 +58,22 @@ async function world(): Promise<PlanningWorld> {
 describe('read guard', () => {
   it('refuses a whole-file read over the ceiling, says to sample or search, and audits the sizes', async () => {
     const w = await world();
-    const d = await w.gate.decide(read('big.log'));
+    const d = await decideExplained(w.gate, read('big.log'));
     expect(d).toMatchObject({ allowed: false, check: 'read_guard', code: 'read_guard:fs.read_file' });
     expect(d.message).toBe(
-      'read_guard:fs.read_file — this call reads all of big.log (5242880 bytes), more than the 1048576-byte ceiling for whole-file reads ' +
+      'read_guard:fs.read_file — this call reads all of big.log (5242880 bytes, 4194304 over), more than the 1048576-byte ceiling for whole-file reads ' +
         'set by the planning-gate defaults (rules.yaml:8:3). Sample it instead — pass offset or limit to read a part of it — or search it ' +
         'for what you need, then carry on.',
     );
     expect(d.checks?.readGuard).toEqual({
       status: 'over', applies: true, refused: true, maxBytes: MIB, path: 'big.log',
-      file: { path: 'big.log', resolved: realpathSync(big), kind: 'file', size: 5 * MIB },
+      files: [{ path: 'big.log', kind: 'file', size: 5 * MIB }],
     });
+    expect(JSON.stringify(d)).not.toContain(dir); // where it resolved goes to the audit only
     expect(d.needs).toBeUndefined();
     expect(w.audit.events).toEqual([{
       type: 'ReadGuardBlocked', time: new Date(w.now()).toISOString(), agent: W, crew: 'trading', tool: 'fs.read_file',
-      code: 'read_guard:fs.read_file', runId: null, path: 'big.log', resolved: realpathSync(big), sizeBytes: 5 * MIB, maxBytes: MIB,
+      code: 'read_guard:fs.read_file', runId: null, reason: 'over', path: 'big.log', resolved: realpathSync(big), sizeBytes: 5 * MIB, maxBytes: MIB,
     }]);
     const err = await w.gate.guard(read('big.log'), () => 'read').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CallRefusedError);
@@ -82,7 +83,7 @@ describe('read guard', () => {
   it('lets through a file at or under the ceiling', async () => {
     const w = await world();
     for (const path of ['small.txt', 'edge.bin']) {
-      const d = await w.gate.decide(read(path));
+      const d = await decideExplained(w.gate, read(path));
       expect(d.allowed, path).toBe(true);
       expect(d.checks?.readGuard.status, path).toBe('under');
     }
@@ -92,13 +93,13 @@ describe('read guard', () => {
   it('lets through a read that asks for a range, whatever the size; a null range argument is no range', async () => {
     const w = await world();
     for (const more of [{ offset: 0 }, { limit: 200 }, { offset: 4096, limit: 200 }]) {
-      const d = await w.gate.decide(read('big.log', more));
+      const d = await decideExplained(w.gate, read('big.log', more));
       expect(d.allowed).toBe(true);
       expect(d.checks?.readGuard.status).toBe('ranged');
     }
-    expect((await w.gate.decide(read('big.log', { offset: null, limit: null }))).code).toBe('read_guard:fs.read_file');
+    expect((await decideExplained(w.gate, read('big.log', { offset: null, limit: null }))).code).toBe('read_guard:fs.read_file');
     // fs.cat has no range arguments: offset means nothing to it.
-    const cat = await w.gate.decide({ agent: W, tool: 'fs.cat', args: { file: 'big.log', offset: 10 } });
+    const cat = await decideExplained(w.gate, { agent: W, tool: 'fs.cat', args: { file: 'big.log', offset: 10 } });
     expect(cat.code).toBe('read_guard:fs.cat');
     expect(cat.message).toContain('read a part of it with a tool that takes a range');
   });
@@ -107,45 +108,83 @@ describe('read guard', () => {
     const w = await world();
     const real = realpathSync(big);
     for (const path of ['./big.log', 'logs/../big.log', 'logs/current.log', 'alias/current.log', big, join(dir, 'alias', '..', 'big.log')]) {
-      const d = await w.gate.decide(read(path));
+      const d = await decideExplained(w.gate, read(path));
       expect(d.code, path).toBe('read_guard:fs.read_file');
-      expect(d.checks?.readGuard.file, path).toMatchObject({ path, resolved: real, size: 5 * MIB });
+      expect(d.checks?.readGuard.files, path).toEqual([{ path, kind: 'file', size: 5 * MIB }]);
     }
+    expect(w.audit.events.map((e) => (e as { resolved?: string }).resolved)).toEqual(Array(6).fill(real));
   });
 
   it('lets a missing file or a directory through to the tool, which reports its own error', async () => {
     const w = await world();
-    const missing = await w.gate.decide(read('nope/missing.log'));
+    const missing = await decideExplained(w.gate, read('nope/missing.log'));
     expect(missing.allowed).toBe(true);
-    expect(missing.checks?.readGuard).toMatchObject({ status: 'not_a_file', file: { kind: 'missing', resolved: join(dir, 'nope', 'missing.log') } });
-    symlinkSync(join(dir, 'gone.log'), join(dir, 'dangling.log'));
-    expect((await w.gate.decide(read('dangling.log'))).checks?.readGuard.file?.kind).toBe('missing');
-    const folder = await w.gate.decide(read('logs'));
+    expect(missing.checks?.readGuard).toMatchObject({ status: 'not_a_file', files: [{ path: 'nope/missing.log', kind: 'missing' }] });
+    const folder = await decideExplained(w.gate, read('logs'));
     expect(folder.allowed).toBe(true);
-    expect(folder.checks?.readGuard.file?.kind).toBe('other');
+    expect(folder.checks?.readGuard.files?.[0]?.kind).toBe('other');
   });
 
-  it('is off unless a ceiling is set for the agent, and ignores unlisted tools and calls without a path', async () => {
+  it('is off unless a ceiling is set for the agent, and ignores unlisted tools', async () => {
     const w = await world();
-    const ops = await w.gate.decide({ agent: '0xOPS', tool: 'fs.read_file', args: { path: 'big.log' } });
+    const ops = await decideExplained(w.gate, { agent: '0xOPS', tool: 'fs.read_file', args: { path: 'big.log' } });
     expect(ops.allowed).toBe(true);
     expect(ops.checks?.readGuard).toMatchObject({ status: 'off', applies: false });
-    expect(ops.checks?.readGuard.file).toBeUndefined(); // not even looked at
+    expect(ops.checks?.readGuard.files).toBeUndefined(); // not even looked at
 
     const none = await planningWorld('planRequired:\n  workspace: { mode: side_effects }\ntools:\n  read: [fs.read_file]\n', { readBase: dir });
-    const off = await none.gate.decide(read('big.log'));
+    const off = await decideExplained(none.gate, read('big.log'));
     expect(off.allowed).toBe(true);
     expect(off.checks?.readGuard.status).toBe('off');
 
-    expect((await w.gate.decide({ agent: W, tool: 'fs.read_file' })).checks?.readGuard.status).toBe('no_path');
-    expect((await w.gate.decide(read(42))).checks?.readGuard.status).toBe('no_path');
-    expect((await w.gate.decide({ agent: W, tool: 'fs.tail', args: { path: 'big.log' } })).checks?.readGuard.status).toBe('not_listed');
+    expect((await decideExplained(w.gate, { agent: W, tool: 'fs.tail', args: { path: 'big.log' } })).checks?.readGuard.status).toBe('not_listed');
   });
 
-  it('fileFact resolves against the base and follows links', async () => {
-    expect(await fileFact(dir, 'small.txt')).toEqual({ path: 'small.txt', resolved: realpathSync(join(dir, 'small.txt')), kind: 'file', size: 4 });
-    expect(await fileFact(join(dir, 'logs'), '../small.txt')).toMatchObject({ kind: 'file', size: 4 });
-    expect(await fileFact(dir, 'logs/current.log')).toMatchObject({ resolved: realpathSync(big), kind: 'file' });
+  it('fileFact resolves against the first root and follows links, inside the roots only', async () => {
+    expect(await fileFact([dir], 'small.txt')).toEqual({ fact: { path: 'small.txt', kind: 'file', size: 4 }, resolved: realpathSync(join(dir, 'small.txt')) });
+    expect(await fileFact([join(dir, 'logs'), dir], '../small.txt')).toMatchObject({ fact: { kind: 'file', size: 4 } });
+    expect(await fileFact([dir], 'logs/current.log')).toMatchObject({ fact: { kind: 'file' }, resolved: realpathSync(big) });
+    expect(await fileFact([join(dir, 'logs')], '../small.txt')).toEqual({ fact: { path: '../small.txt', kind: 'outside' }, resolved: join(dir, 'small.txt') });
+    // current.log links to big.log, outside logs/: the link is followed and found to lead out.
+    expect(await fileFact([join(dir, 'logs')], 'current.log')).toEqual({ fact: { path: 'current.log', kind: 'outside' }, resolved: realpathSync(big) });
+    expect(await fileFact([], 'small.txt')).toEqual({ fact: { path: 'small.txt', kind: 'outside' } });
+  });
+
+  it('refuses a path that is not one plain path, saying why, and audits it', async () => {
+    const w = await world();
+    const cases: Array<[unknown, string]> = [
+      [undefined, 'argument "path" is missing'],
+      [42, 'argument "path" is a number, not a path'],
+      [['big.log'], 'argument "path" is an array, not a path'],
+      [{ p: 'big.log' }, 'argument "path" is an object, not a path'],
+      ['big.log\u0000.txt', 'argument "path" contains a NUL byte'],
+      [`file://${big}`, 'argument "path" is a URL, not a path'],
+    ];
+    for (const [path, problem] of cases) {
+      const d = await decideExplained(w.gate, { agent: W, tool: 'fs.read_file', args: path === undefined ? {} : { path } });
+      expect(d, String(path)).toMatchObject({ allowed: false, check: 'read_guard', checks: { readGuard: { status: 'bad_path', problem } } });
+      expect(d.message).toContain(problem);
+    }
+    expect(w.audit.events.map((e) => (e as { reason?: string }).reason)).toEqual(Array(cases.length).fill('bad_path'));
+  });
+
+  it('refuses a whole-file read outside the read roots without looking at it or saying anything about it', async () => {
+    const w = await world();
+    symlinkSync('/etc/hostname', join(dir, 'out.link'));
+    symlinkSync('/nonexistent/plangate-nothing', join(dir, 'out-dangling.link'));
+    const seen: string[] = [];
+    for (const path of ['/etc/passwd', '/etc/no-such-file', '../../../etc/passwd', 'logs/../../outside.txt', 'out.link', 'out-dangling.link', 'out.link/x']) {
+      const d = await decideExplained(w.gate, read(path));
+      expect(d, path).toMatchObject({ allowed: false, check: 'read_guard', checks: { readGuard: { status: 'outside_roots', files: [{ path, kind: 'outside' }] } } });
+      seen.push(JSON.stringify(d).split(JSON.stringify(path).slice(1, -1)).join('<P>'));
+    }
+    // Every answer has the same shape whatever is there: no size, no resolved path, no existence.
+    expect(new Set(seen).size).toBe(1);
+    for (const t of seen) expect(t).not.toMatch(/hostname|nonexistent|bytes/);
+    expect(w.audit.events.map((e) => (e as { reason?: string }).reason)).toEqual(Array(7).fill('outside_roots'));
+    expect(w.audit.events[0]).toMatchObject({ path: '/etc/passwd', sizeBytes: null });
+    // A range is not a whole-file read: not the guard's business.
+    expect((await decideExplained(w.gate, read('/etc/passwd', { limit: 10 }))).allowed).toBe(true);
   });
 
   it('refuses call arguments that are too large or not JSON, as invalid input', async () => {
@@ -164,19 +203,19 @@ describe('how the checks compose: read guard, then planning hold, then plan-requ
     await w.gate.holds.place(W, { by: 'ops' });
 
     // fs.read_file is whitelisted: the hold lets it through, the read guard refuses it.
-    const whitelisted = await w.gate.decide(read('big.log'));
+    const whitelisted = await decideExplained(w.gate, read('big.log'));
     expect(whitelisted).toMatchObject({
       check: 'read_guard', code: 'read_guard:fs.read_file',
       checks: { readGuard: { refused: true }, planningHold: { held: true, refused: false, exempt: 'whitelist' } },
     });
     // fs.cat is not: both refuse, and the read guard comes first.
-    const both = await w.gate.decide({ agent: W, tool: 'fs.cat', args: { file: 'big.log' } });
+    const both = await decideExplained(w.gate, { agent: W, tool: 'fs.cat', args: { file: 'big.log' } });
     expect(both).toMatchObject({ check: 'read_guard', code: 'read_guard:fs.cat', checks: { readGuard: { refused: true }, planningHold: { refused: true } } });
     // A small whole-file read with fs.cat: the read guard passes, the hold refuses.
-    const small = await w.gate.decide({ agent: W, tool: 'fs.cat', args: { file: 'small.txt' } });
+    const small = await decideExplained(w.gate, { agent: W, tool: 'fs.cat', args: { file: 'small.txt' } });
     expect(small).toMatchObject({ check: 'planning_hold', code: 'planning_hold:fs.cat' });
     // An unplanned effect: the hold and plan-required both refuse; the hold comes first.
-    const effect = await w.gate.decide({ agent: W, tool: 'github.merge_pull_request' });
+    const effect = await decideExplained(w.gate, { agent: W, tool: 'github.merge_pull_request' });
     expect(effect).toMatchObject({
       check: 'planning_hold', code: 'planning_hold:github.merge_pull_request',
       checks: { planRequired: { allowed: false, code: 'plan_required:github.merge_pull_request:none' } },
@@ -186,7 +225,7 @@ describe('how the checks compose: read guard, then planning hold, then plan-requ
 
     // Once the hold lifts, plan-required decides the effect.
     await w.gate.holds.unblock(W, { by: 'ops' });
-    const after = await w.gate.decide({ agent: W, tool: 'github.merge_pull_request' });
+    const after = await decideExplained(w.gate, { agent: W, tool: 'github.merge_pull_request' });
     expect(after).toMatchObject({ check: 'plan_required', code: 'plan_required:github.merge_pull_request:none', reason: 'none' });
 
     // Whichever check refuses, guard() stops the call before the effect.

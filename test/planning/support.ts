@@ -6,7 +6,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { createMemoryAuditSink, type MemoryAuditSink } from '../../src/audit/memory.js';
+import type { Call, Decision, Explanation } from '../../src/core/types.js';
 import { Engine } from '../../src/engine/policy.js';
 import type { Store } from '../../src/facts/port.js';
 import { createMemoryStore } from '../../src/facts/memory/store.js';
@@ -65,4 +67,23 @@ export async function planningWorld(yaml: string, options: WorldOptions = {}): P
 /** The types of the audit events recorded so far. */
 export function eventTypes(w: PlanningWorld): string[] {
   return w.audit.events.map((e) => e.type);
+}
+
+/**
+ * Decides a call (audited, as a gateway would) and explains it (not
+ * audited), checks that the decision's fields are the explanation's, and
+ * returns the explanation with the decision's hot-only fields: a test can
+ * then look at every check's verdict of the call it decided.
+ */
+export async function decideExplained(gate: Gate, call: Call): Promise<Explanation & Decision> {
+  const decision = await gate.decide(call);
+  const { decision: explanation } = await gate.explain(call);
+  const { channelCall, readGuard, reviewerChannel, ...shared } = decision;
+  expect(shared).toEqual(Object.fromEntries(Object.entries(explanation).filter(([k]) => k !== 'candidates' && k !== 'checks')));
+  if (explanation.checks) {
+    expect(channelCall === true).toBe(explanation.checks.planningHold.channelCall);
+    expect(reviewerChannel).toBe(explanation.checks.planningHold.held ? explanation.checks.planningHold.channel : undefined);
+    if (decision.check === 'read_guard') expect(readGuard).toEqual(explanation.checks.readGuard);
+  }
+  return { ...explanation, ...decision };
 }

@@ -162,7 +162,8 @@ describe('failing open at boot', () => {
 describe('failing open when the store fails', () => {
   it('a store error while gathering facts lets the call through, says why, and is logged; a malformed call is still an error', async () => {
     const store = createMemoryStore();
-    const broken = { ...store, candidates: async () => { throw new Error('database is locked'); } };
+    const locked = async (): Promise<never> => { throw new Error('database is locked'); };
+    const broken = { ...store, candidates: locked, decisionFacts: locked };
     const errors: string[] = [];
     const decisions: unknown[] = [];
     const audit = createMemoryAuditSink();

@@ -41,6 +41,18 @@ describe('the example rule set', () => {
           { pattern: 'social.publish_?', class: 'effect', source: 'tools.yaml:26:7' },
           { pattern: 'payments.*', class: 'spend', source: 'tools.yaml:30:7' },
         ],
+        // The patterns as data the policy matches without compiling them, by the first character of their prefix.
+        match: {
+          byFirst: {
+            g: [
+              { pattern: 'github.get_*', class: 'read', shape: 'prefix', prefix: 'github.get_', suffix: '', literals: 11 },
+              { pattern: 'github.list_*', class: 'read', shape: 'prefix', prefix: 'github.list_', suffix: '', literals: 12 },
+            ],
+            '': [{ pattern: '*.search', class: 'read', shape: 'suffix', prefix: '', suffix: '.search', literals: 7 }],
+            s: [{ pattern: 'social.publish_?', class: 'effect', shape: 'glob', prefix: 'social.publish_', suffix: '', literals: 15 }],
+            p: [{ pattern: 'payments.*', class: 'spend', shape: 'prefix', prefix: 'payments.', suffix: '', literals: 9 }],
+          },
+        },
       },
       planningGate: {
         defaults: {
@@ -96,7 +108,12 @@ describe('merging', () => {
         },
         agents: {},
       },
-      tools: { default: 'read', exact: { 'x.get': 'read' }, patterns: [{ pattern: 'pay.*', class: 'spend', source: 'e.yaml:3:11' }] },
+      tools: {
+        default: 'read',
+        exact: { 'x.get': 'read' },
+        patterns: [{ pattern: 'pay.*', class: 'spend', source: 'e.yaml:3:11' }],
+        match: { byFirst: { p: [{ pattern: 'pay.*', class: 'spend', shape: 'prefix', prefix: 'pay.', suffix: '', literals: 4 }] } },
+      },
     });
   });
 

@@ -1,7 +1,7 @@
 /**
  * The human-readable account of a decision for `plangate explain`.
  */
-import type { Candidate, CandidateReason, Decision, PolicyInput, SettingSource } from '../../core/types.js';
+import type { Candidate, CandidateReason, Explanation, PolicyInput, SettingSource } from '../../core/types.js';
 
 const REASONS: Record<CandidateReason, string> = {
   not_plan: 'not a plan (its kind is not `plan`)',
@@ -37,7 +37,7 @@ function candidateLine(c: Candidate): string {
  * @example
  * io.out(renderExplanation(decision, input));
  */
-export function renderExplanation(d: Decision, input: PolicyInput): string {
+export function renderExplanation(d: Explanation, input: PolicyInput): string {
   const s = d.settings;
   const lineage = input.agent.known
     ? `crews ${input.agent.crews.join(' → ')}`
@@ -79,20 +79,22 @@ const READ_GUARD: Record<string, string> = {
   off: 'off for this agent (no ceiling)',
   not_listed: 'not a read tool the guard watches',
   not_read: 'listed, but not classified read',
-  no_path: 'no file named in the arguments',
   ranged: 'reads a part of the file',
   needs_size: 'the file\'s size was not gathered',
   not_a_file: 'no regular file there (the tool reports its own error)',
+  withheld: 'refused: the path or range was too large to be given to the policy',
+  bad_path: 'refused: the path argument is not one plain path',
+  outside_roots: 'refused: a whole-file read outside the read roots',
   over: 'a whole file over the ceiling',
   under: 'a whole file within the ceiling',
 };
 
 /** The read guard's and the planning hold's verdicts, for `explain`. */
-function checkLines(d: Decision): string[] {
+function checkLines(d: Explanation): string[] {
   const c = d.checks;
   if (!c) return [];
   const rg = c.readGuard;
-  const size = rg.file?.kind === 'file' ? `, ${rg.file.size} bytes at ${rg.file.resolved}` : '';
+  const size = (rg.files ?? []).filter((f) => f.kind === 'file').map((f) => `, ${f.path}: ${f.kind === 'file' ? f.size : 0} bytes`).join('');
   const ceiling = rg.maxBytes > 0 ? ` (ceiling ${rg.maxBytes} bytes)` : '';
   const ph = c.planningHold;
   const hold = !ph.held ? 'not held'

@@ -10,6 +10,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AuditReader } from '../../audit/port.js';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
+import { checkJson } from '../../core/json.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
 import type { DecideOptions } from '../../gate/gate.js';
@@ -249,7 +250,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 }
 
 function authorize(route: Route, tokens: TokenSet, authorization: string | undefined): Principal | undefined {
-  if (route.roles === 'open') return undefined;
+  if (route.roles === 'open') {
+    // An open route serves anyone; a valid token may show more (e.g. /health's details). A bad one counts as none.
+    if (authorization === undefined) return undefined;
+    try {
+      return tokens.authenticate(authorization);
+    } catch {
+      return undefined;
+    }
+  }
   const principal = tokens.authenticate(authorization);
   if (!route.roles.includes(principal.role)) {
     throw new HttpError(HttpCode.Forbidden, `an ${principal.role} token may not use ${route.method} ${route.path} (needs ${route.roles.join(' or ')})`);
@@ -282,6 +291,8 @@ function parseBody(route: Route, headers: IncomingHttpHeaders, raw: Uint8Array |
   } catch (error) {
     throw new HttpError(HttpCode.MalformedJson, `the body is not JSON: ${(error as Error).message}`);
   }
+  // Before anything reads it: bounded nesting, and no lone surrogate anywhere (a 400 naming where).
+  checkJson(value, 'body');
   return route.body === 'json' ? value : checkSchema(route.body.schema, value, 'body');
 }
 

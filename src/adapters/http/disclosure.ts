@@ -4,7 +4,7 @@
  * delegations made to it — never another seat's lineage, messages or plan
  * times. An operator sees everything.
  */
-import type { Decision, PolicyInput, SatisfyingPlan } from '../../core/types.js';
+import type { Decision, Explanation, PolicyInput, SatisfyingPlan } from '../../core/types.js';
 
 /** What an agent is told of a plan by another seat that counted for it: whose it was and how it counted. */
 export type OthersPlan = Pick<SatisfyingPlan, 'author' | 'via'>;
@@ -16,7 +16,7 @@ export type OthersPlan = Pick<SatisfyingPlan, 'author' | 'via'>;
  * const shown = explainForSeat('0xWORKER', decision, input);
  * shown.input.upstream // []
  */
-export function explainForSeat(seat: string, decision: Decision, input: PolicyInput): { decision: Decision; input: PolicyInput } {
+export function explainForSeat(seat: string, decision: Explanation, input: PolicyInput): { decision: Explanation; input: PolicyInput } {
   const own = (m: { author: string; authorKind: string }): boolean => m.author === seat && m.authorKind === 'agent';
   const { run, delegations, ...rest } = input;
   const shownInput: PolicyInput = {
@@ -36,9 +36,14 @@ export function explainForSeat(seat: string, decision: Decision, input: PolicyIn
  * @example
  * decisionForSeat('0xWORKER', decision).candidates.every((c) => c.author === '0xWORKER') // true
  */
-export function decisionForSeat(seat: string, decision: Decision): Decision {
+export function decisionForSeat<D extends Decision | Explanation>(seat: string, decision: D): D {
   const own = (m: { author: string; authorKind: string }): boolean => m.author === seat && m.authorKind === 'agent';
   const { plan, ...rest } = decision;
   const shownPlan: SatisfyingPlan | OthersPlan | undefined = plan && !own(plan) ? { author: plan.author, via: plan.via } : plan;
-  return { ...rest, candidates: decision.candidates.filter(own), ...(shownPlan ? { plan: shownPlan as SatisfyingPlan } : {}) };
+  // A decision (the hot answer) has no candidates; an explanation shows the agent its own only.
+  return {
+    ...rest,
+    ...(decision.candidates ? { candidates: decision.candidates.filter(own) } : {}),
+    ...(shownPlan ? { plan: shownPlan as SatisfyingPlan } : {}),
+  } as D;
 }

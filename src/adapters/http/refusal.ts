@@ -28,6 +28,8 @@ export interface RefusalBody {
   rule: { scope: ScopeKind | 'default'; id?: string; source?: string };
   /** When the call names a run: what the record says of it (only an `open` run lets an old tagged plan count). */
   run?: { id: string; status: RunStatus };
+  /** A held agent refused while the policy or the store failed: what failed (see core/failclosed.ts). */
+  failClosed?: { reason: string };
 }
 
 /**
@@ -55,5 +57,6 @@ export function refusalBody(decision: Decision): RefusalBody {
       ...(mode.source !== undefined ? { source: mode.source } : {}),
     },
     ...(decision.run ? { run: decision.run } : {}),
+    ...(decision.failClosed ? { failClosed: { reason: decision.failClosed.reason } } : {}),
   };
 }

@@ -10,7 +10,7 @@ import type { Hold, HoldMessageRole, HoldStore } from '../port.js';
  * The hold half of a memory store. `assertOpen` throws once the store is
  * closed; `insert` posts a message synchronously (validating it).
  */
-export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage) => StoredMessage): HoldStore {
+export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage) => StoredMessage): HoldStore & { readActiveHold(agent: string): Hold | undefined } {
   let nextId = 1;
   /** Every hold, oldest first. */
   const holds: Hold[] = [];
@@ -18,6 +18,11 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
   const links = new Map<string, Array<{ role: HoldMessageRole; message: StoredMessage }>>();
 
   const copy = (h: Hold): Hold => ({ ...h });
+  /** The active hold, synchronously, so a decision's facts are one snapshot. */
+  const readActiveHold = (agent: string): Hold | undefined => {
+    const h = active.get(agent);
+    return h ? copy(h) : undefined;
+  };
 
   return {
     async placeHold(hold) {
@@ -44,9 +49,9 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
 
     async activeHold(agent) {
       assertOpen();
-      const h = active.get(agent);
-      return h ? copy(h) : undefined;
+      return readActiveHold(agent);
     },
+    readActiveHold,
 
     async postHoldMessage(agent, role, message) {
       assertOpen();

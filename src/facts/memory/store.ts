@@ -8,7 +8,8 @@
  */
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
-import type { Agent, CandidateQuery, Crew, Store } from '../port.js';
+import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, Store } from '../port.js';
+import { candidateQueryFor } from '../snapshot.js';
 import {
   checkAgent,
   checkCandidateQuery,
@@ -50,6 +51,13 @@ function upperBound(rows: Sorted, t: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** The newest row with `at <= now`, if any. */
+function newestOne(rows: Sorted | undefined, now: number): Row | undefined {
+  if (!rows) return undefined;
+  const end = upperBound(rows, now);
+  return end > 0 ? rows[end - 1] : undefined;
 }
 
 /** Inserts after every row with the same or an earlier time: ids grow, so order stays (at, id). */
@@ -148,8 +156,37 @@ export function createMemoryStore(): Store {
     return copy(row);
   }
 
+  const { readActiveHold, ...holds } = createMemoryHolds(open, insert);
+
+  function lineageOf(agentId: string): Lineage {
+    const crew = agents.get(agentId);
+    if (crew === undefined) return { id: agentId, known: false, crews: [] };
+    return { id: agentId, known: true, crews: chain(crew) };
+  }
+
+  function candidatesOf(q: CandidateQuery): MessageFact[] {
+    checkCandidateQuery(q);
+    const found: Row[] = [];
+    for (const { author, threads } of q.plansBy) {
+      for (const thread of threads) {
+        const plan = newestOne(plans.get(author)?.get(thread), q.now);
+        if (plan) found.push(plan);
+        if (q.runId !== undefined) {
+          const runPlan = newestOne(runPlans.get(author)?.get(thread)?.get(q.runId), q.now);
+          if (runPlan) found.push(runPlan);
+        }
+      }
+    }
+    if (q.context) {
+      const { threads, author, perThread } = q.context;
+      for (const thread of threads) found.push(...newest(byThread.get(thread), q.now, perThread));
+      found.push(...newest(byAgentAuthor.get(author), q.now, perThread));
+    }
+    return dedupeNewestFirst(found.map(toFact));
+  }
+
   return {
-    ...createMemoryHolds(open, insert),
+    ...holds,
     ...createMemoryRuns(open),
 
     async putCrew(crew: Crew): Promise<void> {
@@ -196,9 +233,7 @@ export function createMemoryStore(): Store {
 
     async lineage(agentId: string): Promise<Lineage> {
       open();
-      const crew = agents.get(agentId);
-      if (crew === undefined) return { id: agentId, known: false, crews: [] };
-      return { id: agentId, known: true, crews: chain(crew) };
+      return lineageOf(agentId);
     },
 
     async postMessage(message: NewMessage): Promise<StoredMessage> {
@@ -208,22 +243,17 @@ export function createMemoryStore(): Store {
 
     async candidates(q: CandidateQuery): Promise<MessageFact[]> {
       open();
-      checkCandidateQuery(q);
-      const found: Row[] = [];
-      for (const { author, threads } of q.plansBy) {
-        for (const thread of threads) {
-          found.push(...newest(plans.get(author)?.get(thread), q.now, 1));
-          if (q.runId !== undefined) {
-            found.push(...newest(runPlans.get(author)?.get(thread)?.get(q.runId), q.now, 1));
-          }
-        }
-      }
-      if (q.context) {
-        const { threads, author, perThread } = q.context;
-        for (const thread of threads) found.push(...newest(byThread.get(thread), q.now, perThread));
-        found.push(...newest(byAgentAuthor.get(author), q.now, perThread));
-      }
-      return dedupeNewestFirst(found.map(toFact));
+      return candidatesOf(q);
+    },
+
+    /** Synchronous from start to end, so the facts are one snapshot. */
+    async decisionFacts(q: DecisionFactsQuery): Promise<DecisionFacts> {
+      open();
+      const agent = lineageOf(q.agent);
+      const upstream = q.delegatedBy.map(lineageOf);
+      const hold = readActiveHold(q.agent);
+      const messages = candidatesOf(candidateQueryFor(q, agent, upstream));
+      return hold ? { agent, upstream, hold, messages } : { agent, upstream, messages };
     },
 
     async listThread(thread: string, limit: number): Promise<StoredMessage[]> {

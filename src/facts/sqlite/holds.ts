@@ -71,7 +71,7 @@ function toLinked(r: LinkRow): { role: HoldMessageRole; message: StoredMessage }
  * The hold half of an SQLite store, on an open connection whose schema is
  * up to date.
  */
-export function createSqliteHolds(db: Database.Database): HoldStore {
+export function createSqliteHolds(db: Database.Database): HoldStore & { readActiveHold(agent: string): Hold | undefined } {
   const st = guard('preparing hold statements', () => ({
     activeHold: db.prepare<[string], HoldRow>(HOLD_SQL.activeHold),
     insertHold: db.prepare<[string, string, string | null, string, number]>(HOLD_SQL.insertHold),
@@ -87,6 +87,12 @@ export function createSqliteHolds(db: Database.Database): HoldStore {
     holdMessages: db.prepare<[number, number], LinkRow>(HOLD_SQL.holdMessages),
     insertMessage: db.prepare<[string, string, AuthorKind, string, string, number, string | null]>(SQL.insertMessage),
   }));
+
+  /** The active hold, synchronously, so a decision's facts can be read in one transaction. */
+  function readActiveHold(agent: string): Hold | undefined {
+    const row = st.activeHold.get(agent);
+    return row ? toHold(row) : undefined;
+  }
 
   const place = db.transaction((hold: Parameters<HoldStore['placeHold']>[0]): Hold => {
     const h = checkNewHold(hold);
@@ -122,11 +128,9 @@ export function createSqliteHolds(db: Database.Database): HoldStore {
       return guard('placeHold', () => place.immediate(hold));
     },
     async activeHold(agent) {
-      return guard('activeHold', () => {
-        const row = st.activeHold.get(agent);
-        return row ? toHold(row) : undefined;
-      });
+      return guard('activeHold', () => readActiveHold(agent));
     },
+    readActiveHold,
     async postHoldMessage(agent, role, message) {
       return guard('postHoldMessage', () => post.immediate(agent, role, message));
     },

@@ -12,7 +12,8 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
-import type { Agent, CandidateQuery, Crew, Store } from '../port.js';
+import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, Store } from '../port.js';
+import { candidateQueryFor } from '../snapshot.js';
 import {
   checkAgent,
   checkCandidateQuery,
@@ -31,6 +32,13 @@ import { MIGRATIONS, SCHEMA_VERSION, SQL } from './schema.js';
 export interface SqliteStoreOptions {
   /** How long to wait for another connection's write lock, in ms. Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * The page cache of the connection, in MiB (SQLite's `cache_size`). The
+   * default (SQLite's, about 2 MiB; better-sqlite3 builds with 16 MiB) keeps
+   * a small store in memory; a store of millions of messages decides faster
+   * for random agents with a cache near the size of its indexes (e.g. 256).
+   */
+  cacheSizeMiB?: number;
 }
 
 interface FactRow {
@@ -106,6 +114,11 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     throw new PlangateError(ErrorCode.InvalidInput, 'sqlite store: busyTimeoutMs must be a non-negative integer');
   }
 
+  const cacheSizeMiB = options.cacheSizeMiB;
+  if (cacheSizeMiB !== undefined && (!Number.isSafeInteger(cacheSizeMiB) || cacheSizeMiB < 1 || cacheSizeMiB > 65536)) {
+    throw new PlangateError(ErrorCode.InvalidInput, 'sqlite store: cacheSizeMiB must be an integer from 1 to 65536');
+  }
+
   const db = guard(`opening ${path}`, () => {
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
     const conn = new Database(path, { timeout: busyTimeoutMs });
@@ -114,6 +127,8 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
       conn.pragma('synchronous = NORMAL');
       conn.pragma('foreign_keys = ON');
       conn.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      // A negative cache_size is in KiB.
+      if (cacheSizeMiB !== undefined) conn.pragma(`cache_size = -${cacheSizeMiB * 1024}`);
       migrate(conn);
     } catch (err) {
       conn.close();
@@ -171,8 +186,13 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     st.upsertAgent.run(id, crew);
   });
 
-  /** Runs every lookup in one read transaction, so the answer is one snapshot. */
-  const candidates = db.transaction((q: CandidateQuery): MessageFact[] => {
+  function lineageOf(agentId: string): Lineage {
+    const crews = capped(st.agentLineage.all(agentId), agentId);
+    return { id: agentId, known: crews.length > 0, crews };
+  }
+
+  /** Every lookup of one candidate query; run inside a read transaction. */
+  function candidatesOf(q: CandidateQuery): MessageFact[] {
     const rows: FactRow[] = [];
     for (const { author, threads } of q.plansBy) {
       for (const thread of threads) {
@@ -190,10 +210,26 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
       rows.push(...st.contextAuthor.all(author, q.now, perThread));
     }
     return dedupeNewestFirst(rows.map(toFact));
+  }
+
+  /** Runs every lookup in one read transaction, so the answer is one snapshot. */
+  const candidates = db.transaction(candidatesOf);
+
+  const { readActiveHold, ...holds } = createSqliteHolds(db);
+
+  /** The whole decision's facts in one read transaction: one snapshot, one lock. */
+  const decisionFacts = db.transaction((q: DecisionFactsQuery): DecisionFacts => {
+    const agent = lineageOf(q.agent);
+    const upstream = q.delegatedBy.map(lineageOf);
+    const hold = readActiveHold(q.agent);
+    const query = candidateQueryFor(q, agent, upstream);
+    checkCandidateQuery(query);
+    const messages = candidatesOf(query);
+    return hold ? { agent, upstream, hold, messages } : { agent, upstream, messages };
   });
 
   return {
-    ...createSqliteHolds(db),
+    ...holds,
     ...createSqliteRuns(db),
 
     async putCrew(crew: Crew): Promise<void> {
@@ -227,10 +263,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     },
 
     async lineage(agentId: string): Promise<Lineage> {
-      return guard('lineage', () => {
-        const crews = capped(st.agentLineage.all(agentId), agentId);
-        return { id: agentId, known: crews.length > 0, crews };
-      });
+      return guard('lineage', () => lineageOf(agentId));
     },
 
     async postMessage(message: NewMessage): Promise<StoredMessage> {
@@ -246,6 +279,10 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
         checkCandidateQuery(q);
         return candidates(q);
       });
+    },
+
+    async decisionFacts(q: DecisionFactsQuery): Promise<DecisionFacts> {
+      return guard('decisionFacts', () => decisionFacts(q));
     },
 
     async listThread(thread: string, limit: number): Promise<StoredMessage[]> {

@@ -49,7 +49,7 @@ function agentParam(params: Record<string, string>): string {
  * `plan` or `body` argument) is recorded on the agent's hold.
  *
  * @example
- * if (decision.checks?.planningHold.channelCall) return reviewerChannelReply(deps, agent, args);
+ * if (decision.channelCall === true) return reviewerChannelReply(deps, agent, args);
  */
 export async function reviewerChannelReply(deps: HttpDeps, agent: string, args: Record<string, unknown> | undefined, runId?: string): Promise<Reply> {
   const text = args?.['plan'] ?? args?.['body'];

@@ -1,0 +1,58 @@
+package plangate.hot_test
+
+import data.plangate
+import data.plangate.fixtures_test as fx
+import data.plangate.gate_fixtures_test as gx
+
+big := gx.file("big.log", 5000)
+
+both(inp) := [h, e] if {
+	h := plangate.decide with input as inp with data.plangate.rules as gx.rules
+	e := plangate.decision with input as inp with data.plangate.rules as gx.rules
+}
+
+# shared is an explanation without the parts only an explanation carries.
+shared(e) := object.remove(e, ["candidates", "checks"])
+
+test_hot_is_the_explanation_without_candidates_and_checks if {
+	every inp in [
+		gx.call(fx.merge, {}, {}),
+		gx.call(fx.merge, {}, {"messages": [fx.plan("m1", fx.minute)]}),
+		gx.call(fx.merge, {}, {"messages": [fx.plan("m1", 45 * fx.minute)]}),
+		gx.call("github.get_pull_request", {}, {}),
+		gx.call(gx.read_file, {"path": "big.log"}, {}),
+	] {
+		[h, e] := both(inp)
+		h == shared(e)
+		not h.candidates
+		not h.checks
+	}
+}
+
+test_hot_names_the_reviewer_channel_call if {
+	[h, e] := both(gx.held(gx.channel, {}))
+	h.allowed == true
+	h.channelCall == true
+	e.checks.planningHold.channelCall == true
+	h.reviewerChannel == e.checks.planningHold.channel
+	object.remove(h, ["channelCall", "reviewerChannel"]) == shared(e)
+
+	[free, _] := both(gx.call(gx.channel, {}, {}))
+	free.channelCall == true
+	not free.reviewerChannel
+}
+
+test_hot_names_a_held_agents_reviewer_channel if {
+	[h, e] := both(gx.held(fx.merge, {}))
+	h.check == "planning_hold"
+	h.reviewerChannel == gx.channel
+	object.remove(h, ["reviewerChannel"]) == shared(e)
+}
+
+test_hot_carries_the_read_guard_verdict_when_it_refuses if {
+	[h, e] := both(object.union(gx.call(gx.read_file, {"path": "big.log"}, {}), big))
+	h.check == "read_guard"
+	h.readGuard.maxBytes == 100
+	h.readGuard == e.checks.readGuard
+	object.remove(h, ["readGuard"]) == shared(e)
+}
