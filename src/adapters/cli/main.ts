@@ -14,6 +14,8 @@ import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
 import { registerSay } from './commands/say.js';
 import { registerServe } from './commands/serve.js';
+import { registerTest } from './commands/test.js';
+
 
 /** What a command returns: its exit status. */
 export type Run = Promise<number>;
@@ -57,6 +59,8 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerCompile(program, ctx);
   registerBlueprint(program, ctx);
   registerServe(program, ctx);
+  registerTest(program, ctx);
+
   return program;
 }
 
