@@ -15,6 +15,7 @@ import { registerPlanRequired } from './commands/plan-required.js';
 import { registerSay } from './commands/say.js';
 import { registerServe } from './commands/serve.js';
 import { registerTest } from './commands/test.js';
+import { registerDiff } from './commands/diff.js';
 
 
 /** What a command returns: its exit status. */
@@ -60,6 +61,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerBlueprint(program, ctx);
   registerServe(program, ctx);
   registerTest(program, ctx);
+  registerDiff(program, ctx);
 
   return program;
 }

@@ -138,7 +138,13 @@ export function parseSuite(shown: string, file: string, text: string): { suite?:
 /** Counts stay numbers; everything else numeric-looking (`0xABC`, `007`) is an id and stays the text written. */
 const NUMERIC_KEYS = new Set(['plans', 'pushBacks']);
 
-function keepIdsAsWritten(parsed: ParsedRuleFile): void {
+/**
+ * Turns numeric-looking ids (`0xABC`, `007`) back into the text written, except counts and call arguments.
+ *
+ * @example
+ * keepIdsAsWritten(parsed); // parsed.data.org.agents has the key "0xABC"
+ */
+export function keepIdsAsWritten(parsed: ParsedRuleFile): void {
   visit(parsed.doc, {
     Scalar(_key, node, ancestors) {
       if (typeof node.value !== 'number' || node.type !== 'PLAIN' || node.source === undefined) return;
