@@ -32,6 +32,12 @@ export interface GateOptions {
   /** Called with every decision `decide`/`guard` return (not `explain`), e.g. to count them. */
   onDecision?: (decision: Decision) => void;
   /**
+   * Called with the input and the decision of every call `decide`/`guard`
+   * evaluated (not `explain`), e.g. to write a decision log; a failure is
+   * logged and never changes the decision.
+   */
+  onDecided?: (input: PolicyInput, decision: Decision) => void;
+  /**
    * Called when the store fails while gathering the facts; the call then
    * fails open (see core/failopen.ts). Defaults to a line on stderr.
    */
@@ -124,6 +130,13 @@ export function createGate(options: GateOptions): Gate {
     const decision = await decideWithFacts(current(), input, readBase);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
     if (!decision.allowed || decision.shadow === true) await record(input, decision);
+    if (options.onDecided) {
+      try {
+        options.onDecided(input, decision);
+      } catch (error) {
+        process.stderr.write(`plangate: the decision log failed, decision unchanged: ${toError(error).message}\n`);
+      }
+    }
     options.onDecision?.(decision);
     return decision;
   }
