@@ -217,3 +217,11 @@ describe('plangate diff', () => {
     expect(r.err).toContain('cannot read the log to replay');
   });
 });
+
+describe('plangate diff usage errors', () => {
+  it('exit 2, never the 1 that means a change', async () => {
+    expect((await cli(['diff', 'only-one'])).status).toBe(2);
+    expect((await cli(['--rules', 'x', 'diff', 'a', 'b', '--no-such-option'])).status).toBe(2);
+    expect((await cli(['test', '--no-such-option'])).status).toBe(2);
+  });
+});

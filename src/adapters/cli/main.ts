@@ -3,7 +3,7 @@
  * wires them into one program and turns outcomes into exit statuses.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { EXIT, exitFor } from './exit.js';
+import { EXIT, exitFor, usageExit } from './exit.js';
 import { printError, processIo, type Io } from './io.js';
 import { registerBlueprint } from './commands/blueprint.js';
 import { registerCheck } from './commands/check.js';
@@ -89,7 +89,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (error instanceof CommanderError) {
       return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help'
         ? EXIT.ok
-        : EXIT.error;
+        : usageExit(argv.find((a) => program.commands.some((c) => c.name() === a)));
     }
     printError(io, error);
     return EXIT.error;

@@ -6,12 +6,10 @@
 import { Option, type Command } from 'commander';
 import { resolvePaths } from '../../../main/config.js';
 import { diffRuleSets } from '../../../main/diff/diff.js';
+import { DIFF_EXIT } from '../exit.js';
 import { printError, json } from '../io.js';
 import type { CommandContext, GlobalOptions } from '../main.js';
 import { renderDiff } from '../diff-report.js';
-
-/** Exit statuses of `plangate diff`. */
-export const DIFF_EXIT = { unchanged: 0, changed: 1, invalid: 2 } as const;
 
 interface DiffCliOptions {
   format: 'people' | 'json';

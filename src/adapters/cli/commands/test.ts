@@ -8,12 +8,10 @@ import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { resolvePaths } from '../../../main/config.js';
 import { runSuites, type TestReport } from '../../../main/suite/run.js';
+import { TEST_EXIT } from '../exit.js';
 import { json } from '../io.js';
 import type { CommandContext, GlobalOptions } from '../main.js';
 import { renderJunit, renderPeople } from '../test-report.js';
-
-/** Exit statuses of `plangate test`. */
-export const TEST_EXIT = { passed: 0, failed: 1, invalid: 2 } as const;
 
 /**
  * The exit status for a report.
