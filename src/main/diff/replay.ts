@@ -70,8 +70,25 @@ const AUDIT_DECISIONS = new Set(['PlanRequiredBlocked', 'PlanningHoldBlocked', '
 /** Longest line read; a longer one is counted unreadable, not parsed. */
 export const MAX_LOG_LINE = 1024 * 1024;
 
+/** Most distinct keys one count keeps; the rest are counted under `(other)`, so a log of endless names stays bounded. */
+export const MAX_COUNT_KEYS = 10_000;
+
 function counts(): FlipCounts {
-  return { total: 0, byCrew: {}, byTool: {}, byCode: {}, examples: [] };
+  // No prototype: a tool named `__proto__` is counted like any other.
+  return { total: 0, byCrew: Object.create(null), byTool: Object.create(null), byCode: Object.create(null), examples: [] };
+}
+
+/** How many keys each count holds. */
+const keyCounts = new WeakMap<object, number>();
+
+function bump(record: Record<string, number>, key: string): void {
+  let k = key;
+  if (!(k in record)) {
+    const n = keyCounts.get(record) ?? 0;
+    if (n >= MAX_COUNT_KEYS) k = '(other)';
+    if (!(k in record)) keyCounts.set(record, n + 1);
+  }
+  record[k] = (record[k] ?? 0) + 1;
 }
 
 /**
@@ -143,9 +160,9 @@ export async function replayLog(options: ReplayOptions): Promise<ReplaySummary> 
     const code = (b.allowed ? a.code : b.code) ?? '(none)';
     const crew = input.agent.crews[0] ?? '(no crew)';
     bucket.total += 1;
-    bucket.byCrew[crew] = (bucket.byCrew[crew] ?? 0) + 1;
-    bucket.byTool[input.call.tool] = (bucket.byTool[input.call.tool] ?? 0) + 1;
-    bucket.byCode[code] = (bucket.byCode[code] ?? 0) + 1;
+    bump(bucket.byCrew, crew);
+    bump(bucket.byTool, input.call.tool);
+    bump(bucket.byCode, code);
     if (bucket.examples.length < keep) {
       bucket.examples.push({ line: s.lines, time: new Date(input.now).toISOString(), agent: input.agent.id, tool: input.call.tool, old: outcome(a), new: outcome(b) });
     }

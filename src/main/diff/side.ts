@@ -45,6 +45,7 @@ export async function readSide(spec: string, rulesDir: string): Promise<RulesSid
     check.problems = [...read.problems, ...check.problems].map((p) => locateIn(spec, p));
     return { spec, label: spec, kind: 'dir', sources, check };
   }
+  if (spec.startsWith('-')) throw new PlangateError(ErrorCode.InvalidInput, `"${spec}" is neither a directory nor a Git revision`);
   const colon = spec.indexOf(':');
   const rev = colon >= 0 ? spec.slice(0, colon) : spec;
   const cwd = (await isDirectory(rulesDir)) ? rulesDir : '.';
