@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/facts/sqlite/store.js';
 import { openPlangate } from '../../src/main/open.js';
 import type { DiffReport } from '../../src/main/diff/diff.js';
 import { cli, tempDir } from '../cli/run.js';
@@ -147,6 +148,20 @@ describe('plangate diff', () => {
     expect(people.out).toContain('  2 of the 3 agents of crew desk (0xD1, 0xD2): windowMin 15 → 5');
     expect(people.out).toContain('  crew lab and its 1 agent: enforce false → true');
     expect(people.out).toContain(`  crew desk: windowMin 15 → 5  (${oldDir}/rules.yaml:4:5 → ${newDir}/rules.yaml:4:5)`);
+  });
+
+  it('reads the seats from a store as well (an SQLite file), and refuses a store that does not exist', async () => {
+    const path = join(tempDir('plangate-diff-store-'), 'org.db');
+    const store = openSqliteStore(path);
+    await store.putCrew({ id: 'desk', parent: null });
+    for (let i = 0; i < 40; i++) await store.putAgent({ id: `0xS${i}`, crew: 'desk' });
+    await store.close();
+    const r = await cli(['diff', oldDir, newDir, '--store', path]);
+    expect(r.out).toContain('seats: effective settings change for 40 of the 40 agent(s) of the org');
+    expect(r.out).toContain('  crew desk and its 40 agents: windowMin 15 → 5');
+    const missing = await cli(['diff', oldDir, newDir, '--store', join(repo, 'none.db')]);
+    expect(missing.status).toBe(2);
+    expect(missing.err).toContain('no store at');
   });
 
   it('says which known tools change class, from --tools and the tool names in the audit', async () => {

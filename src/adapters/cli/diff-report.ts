@@ -74,7 +74,7 @@ export function renderDiff(report: DiffReport): string {
   if (report.settings === undefined) out.push('seats: no org given (--org FILE or --store PATH): settings per seat not compared');
   else if (report.settings.length === 0) out.push(`seats: no effective setting changes for the ${report.seats ?? 0} agent(s) of the org`);
   else {
-    const seats = report.settings.reduce((n, g) => n + g.agents.length, 0);
+    const seats = report.settings.reduce((n, g) => n + (g.crew !== null ? g.agents.length : 0), 0);
     out.push(`seats: effective settings change for ${seats} of the ${report.seats ?? 0} agent(s) of the org`);
     for (const g of report.settings) out.push(groupLine(g));
   }
