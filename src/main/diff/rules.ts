@@ -49,6 +49,7 @@ export function diffRules(oldData: RulesData, oldSources: readonly RuleSource[],
   return changes;
 }
 
+const KNOWN_SECTIONS = new Set(['planRequired', 'tools', 'planningGate', 'readGuard']);
 const RULE_FIELDS = ['mode', 'windowMin', 'acceptUpstream', 'enforce'] as const;
 const PLANNING_FIELDS = ['enabled', 'whitelist', 'reviewerChannel', 'readGuardMaxBytes'] as const;
 
@@ -82,6 +83,12 @@ function flatten(data: RulesData, sources: readonly RuleSource[]): Map<string, S
   for (const [tool, t] of Object.entries(data.readGuard?.tools ?? {})) {
     put(`readGuard:${tool}`, 'path', t.path, t.source);
     put(`readGuard:${tool}`, 'range', t.range, t.source);
+  }
+  // Any other section (such as \`runs\`): each setting of it, with the section's source.
+  for (const [section, body] of Object.entries(data as unknown as Record<string, unknown>)) {
+    if (KNOWN_SECTIONS.has(section) || typeof body !== 'object' || body === null) continue;
+    const { source, ...fields } = body as Record<string, unknown> & { source?: string };
+    for (const [f, v] of Object.entries(fields)) put(section, f, v, typeof source === 'string' ? source : undefined);
   }
   return out;
 }
