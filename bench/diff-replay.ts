@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { DecisionRecord } from '../src/audit/decision-log.js';
-import type { PolicyInput } from '../src/core/types.js';
+import type { MessageFact, PolicyInput } from '../src/core/types.js';
 import { DEFAULT_WASM_URL } from '../src/engine/policy.js';
 import { diffRuleSets, type DiffReport } from '../src/main/diff/diff.js';
 import { prng } from './world.js';
@@ -60,7 +60,7 @@ async function writeLog(file: string, n: number): Promise<void> {
     const crew = `c${a % CREWS}`;
     const agent = `0xA${String(a).padStart(5, '0')}`;
     const tool = TOOLS[Math.floor(rand() * TOOLS.length)] as string;
-    const messages = [];
+    const messages: MessageFact[] = [];
     const facts = Math.floor(rand() * 4);
     for (let m = 0; m < facts; m++) {
       const ageMin = Math.floor(rand() * 90);
@@ -70,7 +70,7 @@ async function writeLog(file: string, n: number): Promise<void> {
     const record: DecisionRecord = { v: 1, time: new Date(NOW).toISOString(), input, allowed: true };
     chunk.push(JSON.stringify(record));
     if (chunk.length === 10_000 || i === n - 1) {
-      if (!out.write(`${chunk.join('\n')}\n`)) await new Promise((r) => out.once('drain', r));
+      if (!out.write(`${chunk.join('\n')}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
       chunk.length = 0;
     }
   }
