@@ -26,18 +26,19 @@ export function recordsRuns(store: object): store is RunStore & DelegationStore 
  */
 export async function recordRunsAndDelegations(
   store: object,
-  runs: readonly SuiteRun[],
-  delegations: readonly SuiteDelegation[],
+  suite: { runs: readonly SuiteRun[]; delegations: readonly SuiteDelegation[] },
   now: number,
-  startOf: (item: { age?: string; at?: string }) => number,
+  startOf: (where: Array<string | number>) => (item: { age?: string; at?: string }) => number,
   ms: (duration: string) => number,
+  step: (where: Array<string | number>, run: () => Promise<unknown>) => Promise<void>,
 ): Promise<string | undefined> {
+  const { runs, delegations } = suite;
   if (runs.length === 0 && delegations.length === 0) return undefined;
   if (!recordsRuns(store)) {
     return 'this store does not record runs and delegations: the calls are decided on what they claim (run id, delegatedBy)';
   }
-  for (const d of delegations) {
-    const createdAt = startOf(d);
+  for (const [i, d] of delegations.entries()) await step(['delegations', i], async () => {
+    const createdAt = startOf(['delegations', i])(d);
     const made = await store.delegate({
       id: d.id,
       manager: d.manager,
@@ -48,9 +49,9 @@ export async function recordRunsAndDelegations(
       ...(d.expiresIn !== undefined ? { expiresAt: createdAt + ms(d.expiresIn) } : {}),
     });
     if (d.revoked) await store.revokeDelegation(made.id, now);
-  }
-  for (const r of runs) {
-    const startedAt = startOf(r);
+  });
+  for (const [i, r] of runs.entries()) await step(['runs', i], async () => {
+    const startedAt = startOf(['runs', i])(r);
     await store.startRun({
       id: r.id,
       seat: r.seat,
@@ -60,6 +61,6 @@ export async function recordRunsAndDelegations(
       ...(r.delegation !== undefined ? { delegationId: r.delegation } : {}),
     });
     if (r.endedAge !== undefined) await store.endRun(r.id, { by: SUITE_PRINCIPAL, at: now - ms(r.endedAge) });
-  }
+  });
   return undefined;
 }

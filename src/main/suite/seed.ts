@@ -94,10 +94,7 @@ export async function seedSuite(suite: Suite): Promise<SeededSuite | { problems:
       for (let n = 1; n <= (h.pushBacks ?? 0); n += 1) await post('pushback', h.by ?? 'ops', 'human', n);
     });
   }
-  let note: string | undefined;
-  await step(['runs'], async () => {
-    note = await recordRunsAndDelegations(store, suite.runs, suite.delegations, now, (item) => startOf(['runs'])(item), durationMs);
-  });
+  const note = await recordRunsAndDelegations(store, suite, now, startOf, durationMs, step);
   for (const [i, c] of suite.cases.entries()) {
     if (c.call.delegation !== undefined && !suite.delegations.some((d) => d.id === c.call.delegation)) {
       problem(['cases', i, 'call', 'delegation'], `no delegation "${c.call.delegation}" in this suite`);
