@@ -24,6 +24,8 @@ export const TOKENS = {
   bot: 'bot-token-0123456789abcdef',
   operator: 'operator-token-0123456789abcdef',
   policy: 'policy-token-0123456789abcdef',
+  reviewer: 'reviewer-token-0123456789abcdef',
+  orchestrator: 'orchestrator-token-0123456789abcdef',
 } as const;
 
 export const TOKEN_ENTRIES: TokenEntry[] = [
@@ -32,6 +34,8 @@ export const TOKEN_ENTRIES: TokenEntry[] = [
   { role: 'agent', seat: '0xBOT', token: TOKENS.bot },
   { role: 'operator', name: 'ops', token: TOKENS.operator },
   { role: 'policy', token: TOKENS.policy },
+  { role: 'reviewer', name: 'rev-ann', token: TOKENS.reviewer },
+  { role: 'orchestrator', name: 'ci', token: TOKENS.orchestrator },
 ];
 
 /** One request an upstream received. */
@@ -103,6 +107,8 @@ export interface ServeOptions {
   prepare?: (rulesDir: string) => void;
   executors?: (upstream: string) => ExecutorsConfig;
   app?: Partial<HttpAppOptions>;
+  /** The host's clock (epoch ms), e.g. one a test moves forward. */
+  clock?: () => number;
 }
 
 /** Serves plangate on the example rules on 127.0.0.1 (a free port). */
@@ -112,7 +118,10 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
   cpSync(EXAMPLES, rules, { recursive: true });
   options.prepare?.(rules);
   const auditFile = join(dir, 'audit.jsonl');
-  const pg = await openPlangate({ rules, store: join(dir, 'store.db'), audit: auditFile, env: options.env ?? {}, log: () => {} });
+  const pg = await openPlangate({
+    rules, store: join(dir, 'store.db'), audit: auditFile, env: options.env ?? {}, log: () => {},
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const upstream = await startUpstream();
   const executors = createExecutors(options.executors?.(upstream.url) ?? {
     timeoutMs: 2000,
