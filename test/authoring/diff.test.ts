@@ -121,6 +121,14 @@ describe('plangate diff', () => {
     expect(report.rules).toHaveLength(EXPECTED_RULES.length);
   });
 
+  it('compares every other rules section too (runs.maxMinutes)', async () => {
+    const a = dirWith({ 'rules.yaml': OLD, 'runs.yaml': 'runs: { maxMinutes: 600 }\n' });
+    const b = dirWith({ 'rules.yaml': OLD, 'runs.yaml': 'runs: { maxMinutes: 60 }\n' });
+    const { status, report } = await diffJson(a, b);
+    expect(status).toBe(1);
+    expect(report.rules).toEqual([{ scope: 'runs', field: 'maxMinutes', old: 600, new: 60, oldSource: 'runs.yaml:1:9', newSource: 'runs.yaml:1:9' }]);
+  });
+
   it('reads two Git revisions without a checkout, and a revision against a directory', async () => {
     const rules = join(repo, 'rules');
     const byRev = await diffJson('HEAD~1', 'HEAD', '--rules', rules);

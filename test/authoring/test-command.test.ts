@@ -22,10 +22,13 @@ org:
 messages:
   - { thread: "agent:0xA1", author: 0xA1, kind: plan, age: 20m }
   - { thread: "agent:0xA1", author: 0xA1, kind: plan, at: "2026-06-01T09:00:00Z", run: r-1 }
+  - { thread: "agent:0xA1", author: 0xA1, kind: plan, age: 3h, run: r-old }
+  - { thread: "agent:0xA1", author: 0xA1, kind: plan, age: 3h, run: r-unrecorded }
   - { thread: "crew:hq", author: 0xMGR, kind: plan, age: 1m, body: "merge it" }
   - { thread: "agent:0xT", author: ops-alice, authorKind: human, kind: plan, age: 1m }
 runs:
   - { id: r-1, seat: 0xA1, age: 4h, expiresIn: 12h }
+  - { id: r-old, seat: 0xA1, age: 5h, endedAge: 1h }
 delegations:
   - { id: d-1, manager: 0xMGR, worker: 0xT, run: r-9, age: 5m, expiresIn: 1h }
 holds:
@@ -37,6 +40,12 @@ cases:
   - name: same run counts however old
     call: { agent: 0xA1, tool: github.merge_pull_request, run: r-1, at: "2026-06-01T12:00:00Z" }
     expect: { allowed: true, via: same_run }
+  - name: an ended run's plan counts no more
+    call: { agent: 0xA1, tool: github.merge_pull_request, run: r-old }
+    expect: { allowed: false, reason: stale }
+  - name: a run nobody recorded is no exception
+    call: { agent: 0xA1, tool: github.merge_pull_request, run: r-unrecorded }
+    expect: { allowed: false, reason: stale }
   - name: a plan as fresh as 20 minutes, decided earlier
     call: { agent: 0xA1, tool: github.merge_pull_request, at: "2026-06-01T11:45:00Z" }
     expect: { allowed: true, via: fresh }
@@ -46,9 +55,9 @@ cases:
   - name: a human's plan does not count
     call: { agent: 0xT, tool: payments.refund }
     expect: { allowed: false, reason: none }
-  - name: delegatedBy claimed directly
+  - name: a claimed delegation the record does not back counts for nothing
     call: { agent: 0xT, tool: wallet.propose_spend, delegatedBy: [0xMGR] }
-    expect: { allowed: true }
+    expect: { allowed: false, reason: none }
   - name: the carve-out
     call: { agent: 0xBOT, tool: wallet.propose_spend }
     expect: { allowed: true, scope: "agent:0xBOT" }
@@ -85,7 +94,7 @@ describe('plangate test', () => {
 
   it('decides every field of a case and a suite as the gate does', async () => {
     const r = await cli(['test', everyFieldDir()]);
-    expect(r.out).toMatch(/10 passed, 0 failed, 0 errors/);
+    expect(r.out).toMatch(/12 passed, 0 failed, 0 errors/);
     expect(r.status).toBe(0);
   });
 
@@ -104,7 +113,7 @@ describe('plangate test', () => {
     // The explanation of the decision got follows each line.
     expect(r.out).toContain('ALLOWED  0xA1 → github.merge_pull_request');
     expect(r.out).toMatch(/✓ #\d+ plan by 0xA1 in agent:0xA1, \d+ min ago, run r-1 — counts \(same run\)/);
-    expect(r.out).toMatch(/8 passed, 2 failed, 0 errors/);
+    expect(r.out).toMatch(/10 passed, 2 failed, 0 errors/);
   });
 
   it('points at a schema error in a suite and runs nothing; exit 2', async () => {
@@ -113,7 +122,7 @@ describe('plangate test', () => {
     const r = await cli(['test', dir]);
     expect(r.status).toBe(2);
     expect(r.out).toContain(`${dir}/all.test.yaml:${placeOf(bad, 'color')}: holds[0]: unknown key "color" (expected agent, kind, task, by, age, plans, pushBacks)`);
-    expect(r.out).toContain(`${dir}/all.test.yaml:${placeOf(bad, 'absent')}: cases[4].expect.reason: must be one of none, stale (got "absent")`);
+    expect(r.out).toContain(`${dir}/all.test.yaml:${placeOf(bad, 'absent')}: cases[6].expect.reason: must be one of none, stale (got "absent")`);
     expect(r.out).not.toContain('FAIL');
   });
 
@@ -156,7 +165,7 @@ describe('plangate test', () => {
 
   it('selects cases with --filter, and exits 2 when it selects none', async () => {
     let r = await cli(['test', everyFieldDir(), '--filter', 'READ GUARD']);
-    expect(r.out).toMatch(/1 passed, 0 failed, 0 errors in 1 suite\(s\), 9 left out by --filter/);
+    expect(r.out).toMatch(/1 passed, 0 failed, 0 errors in 1 suite\(s\), 11 left out by --filter/);
     r = await cli(['test', everyFieldDir(), '--filter', 'no such case']);
     expect(r.status).toBe(2);
     expect(r.err).toContain('no case was selected');
@@ -175,7 +184,7 @@ describe('plangate test', () => {
       expect(result.errors).toEqual([]);
       expect(result.valid).toBe(true);
     }
-    expect(failing.out).toContain('<testsuites name="plangate test" tests="18" failures="1" errors="0"');
+    expect(failing.out).toContain('<testsuites name="plangate test" tests="20" failures="1" errors="0"');
     expect(failing.out).toMatch(new RegExp(`<testcase name="same run counts however old" classname="[^"]*all\\.test\\.yaml" file="[^"]*all\\.test\\.yaml" line="${placeOf(wrong, 'name: same run').split(':')[0]}"`));
     expect(failing.out).toContain('<failure message="expected refused; got allowed" type="expectation">');
     expect(failing.out).toContain('ALLOWED  0xA1 → github.merge_pull_request');
@@ -188,11 +197,11 @@ describe('plangate test', () => {
     const r = await cli(['test', dir, '--format', 'junit', '--output', out]);
     expect(r.status).toBe(0);
     expect(readFileSync(out, 'utf8')).toMatch(/^<\?xml/);
-    expect(r.out).toMatch(/10 passed/);
+    expect(r.out).toMatch(/12 passed/);
     const j = await cli(['test', dir, '--format', 'json']);
     const report = JSON.parse(j.out) as { passed: number; exit: number; dirs: Array<{ suites: Array<{ cases: unknown[] }> }> };
-    expect(report).toMatchObject({ passed: 10, failed: 0, exit: 0 });
-    expect(report.dirs[0]?.suites[0]?.cases).toHaveLength(10);
+    expect(report).toMatchObject({ passed: 12, failed: 0, exit: 0 });
+    expect(report.dirs[0]?.suites[0]?.cases).toHaveLength(12);
   });
 
   it('does not load a suite as a rule file (check and decide ignore *.test.yaml)', async () => {
