@@ -44,3 +44,6 @@ export { readWorkspaceEnv, applyWorkspaceEnv, refuseIfWorkspacePinned, WORKSPACE
 export type { RuntimeStatus, StatusSource } from './main/status.js';
 export { loadBlueprint, parseBlueprint, type Blueprint } from './rules/blueprint.js';
 export { applyBlueprint, type ApplyBlueprintOptions, type ApplyBlueprintResult } from './main/blueprint.js';
+export { runSuites, type TestReport, type RunSuitesOptions } from './main/suite/run.js';
+export { diffRuleSets, type DiffReport, type DiffOptions } from './main/diff/diff.js';
+export { createDecisionLog, type DecisionLog, type DecisionRecord } from './audit/decision-log.js';
