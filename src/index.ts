@@ -52,3 +52,6 @@ export * from './core/failclosed.js';
 export { checkJson, MAX_JSON_DEPTH } from './core/json.js';
 export { argsForPolicy, POLICY_ARG_MAX_BYTES, POLICY_ARG_MAX_KEYS, type PolicyArgs } from './gate/args.js';
 export { KnownHolds, type KnownHold } from './gate/known-holds.js';
+export { runSuites, type TestReport, type RunSuitesOptions } from './main/suite/run.js';
+export { diffRuleSets, type DiffReport, type DiffOptions } from './main/diff/diff.js';
+export { createDecisionLog, type DecisionLog, type DecisionRecord } from './audit/decision-log.js';

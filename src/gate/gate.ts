@@ -43,6 +43,12 @@ export interface GateOptions {
   /** Called with every decision `decide`/`guard` return (not `explain`), e.g. to count them. */
   onDecision?: (decision: Decision) => void;
   /**
+   * Called with the input and the decision of every call `decide`/`guard`
+   * evaluated (not `explain`), e.g. to write a decision log; a failure is
+   * logged and never changes the decision.
+   */
+  onDecided?: (input: PolicyInput, decision: Decision) => void;
+  /**
    * Called when the store fails while gathering the facts; the call then
    * fails open (see core/failopen.ts), or, for an agent known to be held,
    * closed (core/failclosed.ts). Defaults to a line on stderr.
@@ -188,6 +194,13 @@ export function createGate(options: GateOptions): Gate {
     known.set(input.agent.id, input.hold ? { ...input.hold, ...(channel !== undefined ? { channel } : {}) } : undefined);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
     if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions);
+    if (options.onDecided) {
+      try {
+        options.onDecided(input, decision);
+      } catch (error) {
+        process.stderr.write(`plangate: the decision log failed, decision unchanged: ${toError(error).message}\n`);
+      }
+    }
     options.onDecision?.(decision);
     return decision;
   }

@@ -9,7 +9,9 @@
  */
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import type { AuditSink } from '../audit/port.js';
+import { createDecisionLog } from '../audit/decision-log.js';
 import { createJsonlAuditSink } from '../audit/jsonl.js';
+import type { Decision, PolicyInput } from '../core/types.js';
 import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
@@ -83,6 +85,8 @@ export interface OpenOptions extends Partial<Paths> {
    * logged, one message per call. Defaults to stderr.
    */
   log?: (text: string) => void;
+  /** Append every decision's policy input to this JSONL file (for `plangate diff --replay`). Off unless set. */
+  decisionLog?: string;
 }
 
 /**
@@ -104,6 +108,11 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   const runtime = await PolicyRuntime.start({ rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch) });
   const store = options.storeInstance ?? openStore(paths.store, { cacheSizeMiB: options.sqliteCacheMiB ?? cacheFromEnv(options.env ?? process.env) });
   const audit = options.auditSink ?? createJsonlAuditSink(paths.audit);
+  const decisionLog = options.decisionLog ? createDecisionLog(options.decisionLog) : undefined;
+  const revision = (): string | undefined => {
+    const snap = runtime.holder.snapshot();
+    return snap.kind === 'enforcing' ? snap.rules.revision : undefined;
+  };
   const gate = createGate({
     engine: runtime.holder,
     store,
@@ -114,6 +123,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
       return readRootsFrom({ ...(options.readRoots ? { option: options.readRoots } : {}), env, rules: snap.kind === 'enforcing' ? snap.rules.data : undefined });
     },
     onDecision: (decision) => runtime.recordDecision(decision),
+    ...(decisionLog ? { onDecided: (input: PolicyInput, decision: Decision) => decisionLog.record(input, decision, revision()) } : {}),
     // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
     onStoreError: () => {},
   });
@@ -157,6 +167,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
       runtime.watching = false;
       await watcher?.close();
       await audit.close?.();
+      await decisionLog?.close();
       if (!options.storeInstance) await store.close();
     },
   };

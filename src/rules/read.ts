@@ -32,14 +32,27 @@ export interface RuleDirRead {
 
 /**
  * Whether a directory entry name is a rule file: `*.yaml` or `*.yml`, not a
- * dotfile (which also skips Kubernetes ConfigMap internals such as `..data`).
+ * dotfile (which also skips Kubernetes ConfigMap internals such as `..data`)
+ * and not a test suite kept next to the rules (`*.test.yaml`, see
+ * {@link isSuiteFileName}).
  *
  * @example
- * isRuleFileName('plan.yaml') // true
- * isRuleFileName('..data')    // false
+ * isRuleFileName('plan.yaml')      // true
+ * isRuleFileName('..data')         // false
+ * isRuleFileName('desk.test.yaml') // false
  */
 export function isRuleFileName(name: string): boolean {
-  return !name.startsWith('.') && /\.ya?ml$/.test(name);
+  return !name.startsWith('.') && /\.ya?ml$/.test(name) && !isSuiteFileName(name);
+}
+
+/**
+ * Whether a directory entry name is a `plangate test` suite: `*.test.yaml` or `*.test.yml`.
+ *
+ * @example
+ * isSuiteFileName('desk.test.yaml') // true
+ */
+export function isSuiteFileName(name: string): boolean {
+  return !name.startsWith('.') && /\.test\.ya?ml$/.test(name);
 }
 
 /**

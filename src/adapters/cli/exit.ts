@@ -11,6 +11,24 @@ export const EXIT = {
   refused: 3,
 } as const;
 
+/** `plangate test`: every selected case passed, a case failed, or the rules, the policy or a suite is invalid. */
+export const TEST_EXIT = { passed: 0, failed: 1, invalid: 2 } as const;
+
+/** `plangate diff`: nothing changes, something does, or a side, the org or the log cannot be read. */
+export const DIFF_EXIT = { unchanged: 0, changed: 1, invalid: 2 } as const;
+
+/**
+ * Exit status for a command-line usage error (an unknown option, a missing
+ * argument): 2 for the commands whose 1 means something else (a failing
+ * case, a change), 1 for the others.
+ *
+ * @example
+ * usageExit('diff') // 2
+ */
+export function usageExit(command: string | undefined): number {
+  return command === 'test' ? TEST_EXIT.invalid : command === 'diff' ? DIFF_EXIT.invalid : EXIT.error;
+}
+
 /** Errors that are a refused call (thrown by `guard`): exit 3, like a refusal from `decide`. */
 const REFUSALS: ReadonlySet<string> = new Set([ErrorCode.PlanRequired, ErrorCode.PlanningHold, ErrorCode.ReadGuard]);
 

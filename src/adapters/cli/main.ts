@@ -3,7 +3,7 @@
  * wires them into one program and turns outcomes into exit statuses.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { EXIT, exitFor } from './exit.js';
+import { EXIT, exitFor, usageExit } from './exit.js';
 import { printError, processIo, type Io } from './io.js';
 import { registerAudit } from './commands/audit.js';
 import { registerBlueprint } from './commands/blueprint.js';
@@ -16,6 +16,9 @@ import { registerPlanRequired } from './commands/plan-required.js';
 import { registerRuns } from './commands/runs.js';
 import { registerSay } from './commands/say.js';
 import { registerServe } from './commands/serve.js';
+import { registerTest } from './commands/test.js';
+import { registerDiff } from './commands/diff.js';
+
 
 /** What a command returns: its exit status. */
 export type Run = Promise<number>;
@@ -61,6 +64,9 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerCompile(program, ctx);
   registerBlueprint(program, ctx);
   registerServe(program, ctx);
+  registerTest(program, ctx);
+  registerDiff(program, ctx);
+
   return program;
 }
 
@@ -87,7 +93,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (error instanceof CommanderError) {
       return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help'
         ? EXIT.ok
-        : EXIT.error;
+        : usageExit(argv.find((a) => program.commands.some((c) => c.name() === a)));
     }
     printError(io, error);
     return EXIT.error;

@@ -30,6 +30,7 @@ interface ServeOptions {
   initRules?: string;
   executors?: string;
   bodyLimit?: number;
+  decisionLog?: string;
 }
 
 /** Seats the demo token set is issued for. */
@@ -68,6 +69,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
     .addOption(new Option('--init-rules <dir>', 'when the rules directory does not exist, start it as a copy of this one (so edits never touch the source)'))
     .addOption(new Option('--executors <file>', 'executors file: tool or tool prefix → upstream URL, for POST /mcp/call').env('PLANGATE_EXECUTORS'))
     .addOption(new Option('--body-limit <bytes>', 'largest request body (default 131072)').env('PLANGATE_BODY_LIMIT').argParser(integer('--body-limit', 1024, 64 * 2 ** 20)))
+    .addOption(new Option('--decision-log <file>', 'append every decision\'s policy input (never a message body) to this JSONL file, for plangate diff --replay').env('PLANGATE_DECISION_LOG'))
     .action(wrap(async (opts: ServeOptions, cmd: Command) => {
       if (opts.initTokens !== undefined) {
         if (!opts.tokens) throw new PlangateError(ErrorCode.InvalidInput, '--init-tokens needs --tokens FILE (where to keep the digests)');
@@ -86,7 +88,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
       }
       const tokens = await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env });
       const executors: Executors | undefined = opts.executors ? await loadExecutors(opts.executors) : undefined;
-      const pg = await openFromOptions(cmd, io, { watch: true });
+      const pg = await openFromOptions(cmd, io, { watch: true, ...(opts.decisionLog ? { decisionLog: opts.decisionLog } : {}) });
       let running;
       try {
         const app = createHttpApp({
