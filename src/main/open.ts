@@ -7,15 +7,18 @@
  * (core/failopen.ts); `openPlangate` never throws for bad rules or a bad
  * policy, it says so on stderr and in `status()`.
  */
-import type { AuditSink } from '../audit/port.js';
+import type { AuditReader, AuditSink } from '../audit/port.js';
 import { createJsonlAuditSink } from '../audit/jsonl.js';
+import { createPostgresAuditSink } from '../audit/postgres.js';
 import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
+import { createPool } from '../facts/postgres/pool.js';
+import { openPostgresStore, type PostgresStore } from '../facts/postgres/store.js';
 import { openSqliteStore } from '../facts/sqlite/store.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
-import { resolvePaths, type Paths } from './config.js';
+import { resolvePaths, storeKind, type Paths } from './config.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
 import type { RuntimeStatus, StatusSource } from './status.js';
 import { watchPolicyInputs, type PolicyWatcher } from './watch.js';
@@ -28,6 +31,14 @@ export interface Plangate extends StatusSource {
   readonly rules: LoadedRules | undefined;
   store: Store;
   audit: AuditSink;
+  /** Reads the audit back, where the sink can (the PostgreSQL table); undefined otherwise. */
+  auditReader: AuditReader | undefined;
+  /**
+   * Whether the store is shared by several replicas (PostgreSQL). Rules are
+   * files each replica watches on its own mount, so with a shared store
+   * runtime rule edits through the API are refused: change the files in Git.
+   */
+  sharedStore: boolean;
   paths: Paths;
   /** The runtime: what is in force, reloads, status. */
   runtime: PolicyRuntime;
@@ -88,8 +99,24 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   const paths = resolvePaths(options, env);
   const log = options.log ?? ((text: string) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`));
   const runtime = await PolicyRuntime.start({ rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch) });
-  const store = options.storeInstance ?? openStore(paths.store);
-  const audit = options.auditSink ?? createJsonlAuditSink(paths.audit);
+  const store = options.storeInstance ?? (await openStore(paths.store));
+  let audit: AuditSink;
+  let auditReader: AuditReader | undefined;
+  try {
+    if (options.auditSink) {
+      audit = options.auditSink;
+    } else if (storeKind(paths.audit) === 'postgres') {
+      const shared = paths.audit === paths.store && 'pool' in store ? (store as PostgresStore).pool : undefined;
+      const sink = await createPostgresAuditSink(shared ?? createPool(paths.audit), { ownsPool: shared === undefined });
+      audit = sink;
+      auditReader = sink;
+    } else {
+      audit = createJsonlAuditSink(paths.audit);
+    }
+  } catch (err) {
+    if (!options.storeInstance) await store.close();
+    throw err;
+  }
   const gate = createGate({
     engine: runtime.holder,
     store,
@@ -127,6 +154,8 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     },
     store,
     audit,
+    auditReader,
+    sharedStore: storeKind(paths.store) === 'postgres',
     paths,
     runtime,
     status: () => runtime.status(),
@@ -140,7 +169,21 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   };
 }
 
-/** `:memory:` for the in-memory driver, otherwise an SQLite file. */
-export function openStore(path: string): Store {
-  return path === ':memory:' ? createMemoryStore() : openSqliteStore(path);
+/**
+ * Opens the store a location names: `:memory:` for the in-memory driver, a
+ * `postgres://` URL for PostgreSQL, otherwise an SQLite file. Any other URL
+ * scheme is an `invalid_input` error.
+ *
+ * @example
+ * const store = await openStore('postgres://127.0.0.1:5432/plangate');
+ */
+export async function openStore(path: string): Promise<Store> {
+  switch (storeKind(path)) {
+    case 'memory':
+      return createMemoryStore();
+    case 'postgres':
+      return openPostgresStore(path);
+    default:
+      return openSqliteStore(path);
+  }
 }
