@@ -99,7 +99,8 @@ describe.runIf(run)('postgres store', () => {
   describe('the queries of a decision', () => {
     let store: PostgresStore;
     beforeAll(async () => {
-      store = await openPostgresStore(await fresh());
+      // Seeding 200k rows on a busy machine can take longer than the serving timeout.
+      store = await openPostgresStore(await fresh(), { statementTimeoutMs: 120_000 });
       const q = store.pool;
       // Enough rows that the planner would rather scan than seek if an index were missing.
       await q.query(`INSERT INTO crews (id, parent) SELECT 'c' || i, NULL FROM generate_series(1, 2000) AS i`);

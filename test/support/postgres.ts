@@ -27,23 +27,23 @@ export function havePostgres(what: string): boolean {
 }
 
 /** The test database's URL with its own fresh, empty schema as the search path. */
-export async function freshSchemaUrl(prefix = 't'): Promise<{ url: string; schema: string; drop(): Promise<void> }> {
-  if (!TEST_POSTGRES) throw new Error(`${POSTGRES_ENV} is not set`);
+export async function freshSchemaUrl(prefix = 't', base = TEST_POSTGRES): Promise<{ url: string; schema: string; drop(): Promise<void> }> {
+  if (!base) throw new Error(`${POSTGRES_ENV} is not set`);
   const schema = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES });
+  const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {
     await admin.query(`CREATE SCHEMA ${schema}`);
   } finally {
     await admin.end();
   }
-  const u = new URL(TEST_POSTGRES);
+  const u = new URL(base);
   u.searchParams.set('options', `-c search_path=${schema}`);
   return {
     url: u.toString(),
     schema,
     async drop() {
-      const c = new pg.Client({ connectionString: TEST_POSTGRES });
+      const c = new pg.Client({ connectionString: base });
       await c.connect();
       try {
         await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

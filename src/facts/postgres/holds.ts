@@ -85,7 +85,7 @@ export function createPostgresHolds(pool: pg.Pool, run: Runner): HoldStore {
 
     activeHold: (agent) =>
       run('activeHold', async () => {
-        const row = (await pool.query<HoldRow>(HOLD_SQL.activeHold, [agent])).rows[0];
+        const row = (await pool.query<HoldRow>({ name: 'plangate_active_hold', text: HOLD_SQL.activeHold, values: [agent] })).rows[0];
         return row ? toHold(row) : undefined;
       }),
 

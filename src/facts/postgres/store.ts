@@ -159,7 +159,7 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
     lineage: (agentId) =>
       run('lineage', async (): Promise<Lineage> => {
         if (typeof agentId !== 'string') return { id: agentId, known: false, crews: [] };
-        const { rows } = await pool.query<{ id: string }>(SQL.agentLineage, [agentId]);
+        const { rows } = await pool.query<{ id: string }>({ name: 'plangate_lineage', text: SQL.agentLineage, values: [agentId] });
         if (rows.length > MAX_CREW_DEPTH) {
           throw new PlangateError(ErrorCode.StoreFailure, `postgres store: the crew chain of ${agentId} is deeper than ${MAX_CREW_DEPTH}`);
         }
@@ -185,7 +185,8 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
           }
         }
         const ctx = q.context && q.context.perThread > 0 ? q.context : undefined;
-        const { rows } = await pool.query<FactRow>(SQL.candidates, [
+        // Named: prepared once per connection, not parsed and planned again on every decision.
+        const { rows } = await pool.query<FactRow>({ name: 'plangate_candidates', text: SQL.candidates, values: [
           authors,
           threads,
           q.now,
@@ -193,7 +194,7 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
           ctx ? ctx.threads : [],
           ctx ? ctx.author : null,
           ctx ? ctx.perThread : 0,
-        ]);
+        ] });
         return dedupeNewestFirst(rows.map(toFactRow));
       }),
 
