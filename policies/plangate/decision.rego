@@ -2,7 +2,9 @@
 # title: plangate entrypoints
 # description: |
 #   decision: the answer for one call (input: now, call, agent, upstream, messages,
-#   and optionally hold and file); the checks compose as plangate.compose says.
+#   and optionally delegations, run, hold and file); the checks compose as
+#   plangate.compose says, and claimed runs and delegations count only as far
+#   as plangate.trust finds them on record.
 #   effective: the plan-required settings in force for one seat (input: agent).
 #   planning_settings: the planning-gate settings in force for one seat (input: agent).
 #   hold_allowed: whether a hold may be placed (input: agent, kind, hold).

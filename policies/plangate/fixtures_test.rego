@@ -76,11 +76,31 @@ call(tool, messages) := {
 	"messages": messages,
 }
 
-# run_call is call() tagged with a run id (any JSON value, to test odd ones).
-run_call(tool, run, messages) := object.union(call(tool, messages), {"call": {"agent": "0xWORKER", "tool": tool, "delegatedBy": [], "runId": run}})
+hour := 60 * minute
 
-# delegated is call() delegated by the manager.
+# worker_run is the worker's run `id` as the host recorded it: started 23
+# hours ago, open, with the default bound (it would expire in an hour).
+worker_run(id) := {
+	"id": id, "seat": "0xWORKER", "delegationId": null,
+	"startedAt": now - (23 * hour), "expiresAt": now + hour, "endedAt": null,
+}
+
+# run_call is call() tagged with a run id (any JSON value, to test odd ones),
+# with the worker's open run of that id on record.
+run_call(tool, run, messages) := object.union(call(tool, messages), {
+	"call": {"agent": "0xWORKER", "tool": tool, "delegatedBy": [], "runId": run},
+	"run": worker_run(run),
+})
+
+# delegation is a live recorded delegation from manager to worker, for any run.
+delegation(id, manager_id, worker_id) := {
+	"id": id, "manager": manager_id, "worker": worker_id, "runId": null,
+	"createdAt": now - hour, "expiresAt": null, "revokedAt": null,
+}
+
+# delegated is call() delegated by the manager, the delegation on record.
 delegated(tool, messages) := object.union(call(tool, messages), {
 	"call": {"agent": "0xWORKER", "tool": tool, "delegatedBy": ["0xMGR"]},
 	"upstream": [manager],
+	"delegations": [delegation("d1", "0xMGR", "0xWORKER")],
 })

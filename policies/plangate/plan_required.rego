@@ -13,6 +13,7 @@ package plangate.plan_required
 import data.plangate.classify
 import data.plangate.plans
 import data.plangate.settings
+import data.plangate.trust
 
 tool := input.call.tool
 
@@ -100,10 +101,18 @@ who_phrase := concat("", [
 	format_int(effective.windowMin.value, 10), " minutes", upstream_phrase,
 ])
 
+# A claim the records do not back is named, so the agent knows why it did not count.
+unrecorded_phrase := concat("", [
+	" The claimed delegation by ", trust.delegation.unrecorded,
+	" is not on record, so neither it nor anyone above it counts.",
+]) if {
+	trust.delegation.unrecorded
+} else := ""
+
 message := concat("", [
 	code, " — ", tool, " is ", class_phrase[class], " and ", input.agent.id,
 	" runs under plan-required mode ", mode, " (", scope_phrase(effective.mode), "). ",
-	who_phrase, ". Post a message of kind `plan` saying what you are about to do — in your own thread, ",
+	who_phrase, ".", unrecorded_phrase, " Post a message of kind `plan` saying what you are about to do — in your own thread, ",
 	"a crew thread above you, or the org thread — then retry. ",
 	"A plan approves nothing: every other policy and human gate still applies.",
 ])
@@ -119,6 +128,17 @@ base := {
 	"candidates": plans.candidates,
 }
 
+# The recorded facts behind the claims: the run's status, the delegation chain.
+trust_part := object.union(run_part, delegation_part)
+
+run_part := {"run": trust.run_verdict} if trust.run_verdict
+
+else := {}
+
+delegation_part := {"delegation": trust.delegation} if count(trust.claimed) > 0
+
+else := {}
+
 outcome := {"code": code, "reason": reason, "message": message} if not allowed
 
 else := {"code": code, "reason": reason, "message": message, "shadow": true} if shadow
@@ -127,4 +147,4 @@ else := {"plan": plans.plan} if plans.plan
 
 else := {}
 
-result := object.union(base, outcome)
+result := object.union(object.union(base, trust_part), outcome)

@@ -241,10 +241,25 @@ test_none_message_names_the_delegation_chain_when_upstream_is_accepted if {
 	inp := object.union(fx.delegated(fx.merge, []), {
 		"call": {"agent": "0xWORKER", "tool": fx.merge, "delegatedBy": ["0xMGR", "0xDIR"]},
 		"upstream": [fx.manager, director],
+		"delegations": [fx.delegation("d1", "0xMGR", "0xWORKER"), fx.delegation("d2", "0xDIR", "0xMGR")],
 	})
 	msg := decide(inp, fx.upstream_rules).message
 	contains(msg, "0xWORKER has posted no plan in a thread it speaks in within the last 10 minutes, and nobody up its delegation chain (0xDIR, 0xMGR) has either. ")
 	contains(msg, "(the agent rule for 0xWORKER)")
+	not contains(msg, "not on record")
+}
+
+test_message_says_where_the_recorded_chain_stops if {
+	# 0xDIR is claimed but never delegated to 0xMGR: the chain stops at it, and the message says so.
+	director := {"id": "0xDIR", "known": true, "crews": ["board"]}
+	inp := object.union(fx.delegated(fx.merge, []), {
+		"call": {"agent": "0xWORKER", "tool": fx.merge, "delegatedBy": ["0xMGR", "0xDIR"]},
+		"upstream": [fx.manager, director],
+	})
+	r := decide(inp, fx.upstream_rules)
+	contains(r.message, "nobody up its delegation chain (0xMGR) has either. ")
+	contains(r.message, "The claimed delegation by 0xDIR is not on record, so neither it nor anyone above it counts. ")
+	r.delegation == {"claimed": ["0xMGR", "0xDIR"], "chain": ["0xMGR"], "unrecorded": "0xDIR"}
 }
 
 test_none_message_without_upstream_phrase if {

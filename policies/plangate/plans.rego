@@ -3,12 +3,15 @@
 # description: |
 #   A message counts as a plan for a call only when all four hold: its kind is
 #   `plan`; its author is the acting agent (or, with acceptUpstream, an agent up
-#   the call's delegation chain), writing as an agent; it is in a thread that
-#   author speaks in; and it is fresh (younger than the window) or tagged with
-#   the call's run id. A message from after the decision time never counts.
+#   the call's recorded delegation chain), writing as an agent; it is in a
+#   thread that author speaks in; and it is fresh (younger than the window) or
+#   tagged with the call's run while that run is open and posted since it
+#   started (see plangate.trust). A message from after the decision time never
+#   counts.
 package plangate.plans
 
 import data.plangate.settings
+import data.plangate.trust
 
 default messages := []
 
@@ -26,7 +29,9 @@ default accept_upstream := false
 
 accept_upstream if effective.acceptUpstream.value == true
 
-upstream_ids := {u.id | some u in upstream} - {input.agent.id}
+# Only seats of the recorded chain are upstream: a claimed manager without a
+# recorded delegation is nobody's upstream.
+upstream_ids := {u.id | some u in upstream; u.id in trust.chain_ids} - {input.agent.id}
 
 # The threads a seat speaks in: its own, its crews' (all the way up) and the org's.
 threads_of(seat) := {concat(":", ["agent", seat.id]), "org"} | {concat(":", ["crew", crew]) | some crew in object.get(seat, "crews", [])}
@@ -45,12 +50,7 @@ in_threads(m) if {
 	m.thread in threads_of(input.agent)
 }
 
-same_run(m) if {
-	run := input.call.runId
-	is_string(run)
-	run != ""
-	m.runId == run
-}
+same_run(m) if trust.same_run(m)
 
 age_ms(m) := input.now - m.at
 

@@ -152,7 +152,7 @@ test_default_window_is_30_minutes if {
 # --- same-run exception
 
 test_same_run_plan_counts_however_old if {
-	c := run_candidate("run-7", fx.plan_with("m1", (3 * 1440) * minute, {"runId": "run-7"}))
+	c := run_candidate("run-7", fx.plan_with("m1", (22 * 60) * minute, {"runId": "run-7"}))
 	c.counts
 	c.reasons == []
 	c.sameRun == true
@@ -262,6 +262,7 @@ test_whole_delegation_chain_counts if {
 	inp := object.union(fx.delegated(fx.merge, [fx.plan_with("m1", minute, {"author": "0xDIR", "thread": "crew:board"})]), {
 		"call": {"agent": "0xWORKER", "tool": fx.merge, "delegatedBy": ["0xMGR", "0xDIR"]},
 		"upstream": [fx.manager, director],
+		"delegations": [fx.delegation("d1", "0xMGR", "0xWORKER"), fx.delegation("d2", "0xDIR", "0xMGR")],
 	})
 	cs := plans.candidates with input as inp with data.plangate.rules as fx.upstream_rules
 	cs[0].reasons == []
@@ -269,7 +270,7 @@ test_whole_delegation_chain_counts if {
 }
 
 test_agent_in_its_own_chain_is_not_upstream if {
-	inp := object.union(fx.call(fx.merge, [fx.plan_with("m1", minute, {"thread": "crew:desk"})]), {"upstream": [fx.worker, fx.manager]})
+	inp := object.union(fx.delegated(fx.merge, [fx.plan_with("m1", minute, {"thread": "crew:desk"})]), {"upstream": [fx.worker, fx.manager]})
 	plans.upstream_ids == {"0xMGR"} with input as inp
 	cs := plans.candidates with input as inp with data.plangate.rules as fx.side_effects
 	cs[0].reasons == []

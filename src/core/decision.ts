@@ -123,6 +123,23 @@ export interface CheckVerdicts {
   };
 }
 
+/**
+ * What the record says about the call's run: `open` only when it belongs to
+ * the acting seat (or a seat of its recorded delegation chain), has started,
+ * was not ended and has not outlived its bound. Any other status simply
+ * means the same-run exception does not apply.
+ */
+export type RunStatus = 'open' | 'unknown' | 'foreign' | 'ended' | 'expired' | 'not_started';
+
+/** The call's claimed delegation chain against the record. */
+export interface DelegationVerdict {
+  claimed: string[];
+  /** The recorded prefix of `claimed`: only these seats count as upstream. */
+  chain: string[];
+  /** The first claimed manager without a live recorded delegation, when there is one. */
+  unrecorded?: string;
+}
+
 /** The answer for one call. A refusal is a normal decision, not an error. */
 export interface Decision {
   allowed: boolean;
@@ -146,6 +163,10 @@ export interface Decision {
   /** Present when allowed because of a plan. */
   plan?: SatisfyingPlan;
   candidates: Candidate[];
+  /** Present when the call names a run: its id and what the record says about it. */
+  run?: { id: string; status: RunStatus };
+  /** Present when the call claims a delegation chain: how far the record backs it. */
+  delegation?: DelegationVerdict;
   /** Every check's own verdict (absent only from a fail-open decision). */
   checks?: CheckVerdicts;
   /**

@@ -69,14 +69,29 @@ export type FileFact =
   | { path: string; resolved: string; kind: 'file'; size: number }
   | { path: string; resolved: string; kind: 'missing' | 'other' };
 
+/** What the policy sees of the call's run, as recorded (see {@link Run}). */
+export type RunFact = Pick<Run, 'id' | 'seat' | 'delegationId' | 'startedAt' | 'expiresAt' | 'endedAt'>;
+
+/** What the policy sees of a recorded delegation (see {@link Delegation}). */
+export type DelegationFact = Pick<Delegation, 'id' | 'manager' | 'worker' | 'runId' | 'createdAt' | 'expiresAt' | 'revokedAt'>;
+
 /** The policy input: the facts gathered for one call. */
 export interface PolicyInput {
   /** Decision time, epoch milliseconds. */
   now: number;
+  /** `delegatedBy` is the call's claim; only its recorded prefix counts (see `delegations`). */
   call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown> };
   agent: Lineage;
-  /** The delegation chain's lineages, in `delegatedBy` order. */
+  /** The lineages of the claimed managers whose every link down to the agent is on record, nearest first. */
   upstream: Lineage[];
+  /**
+   * The live recorded delegations for each claimed link (manager →
+   * worker, from the agent up); the policy walks them to find how far the
+   * claim is backed.
+   */
+  delegations?: DelegationFact[];
+  /** The recorded run of `call.runId`, when one exists. */
+  run?: RunFact;
   messages: MessageFact[];
   /** The agent's active planning hold, when it is held. */
   hold?: HoldFact;

@@ -16,6 +16,9 @@ export const DEFAULT_WINDOW_MIN = 30;
 /** Largest window a rule may set: one week. */
 export const MAX_WINDOW_MIN = 10_080;
 
+/** Default longest run, in minutes (24 hours), when the rules set no `runs.maxMinutes`. */
+export const DEFAULT_MAX_RUN_MIN = 1440;
+
 /** Where a rule or setting comes from. */
 export type ScopeKind = 'workspace' | 'crew' | 'agent';
 
@@ -101,6 +104,8 @@ export interface RulesData {
     crews: Record<string, { profile: string; source: string }>;
     agents: Record<string, { profile: string; source: string }>;
   };
+  /** Bounds on runs; absent when no rule file sets any (a run then stays open at most {@link DEFAULT_MAX_RUN_MIN} minutes). */
+  runs?: { maxMinutes: number; source: string };
   /** The read tools the read guard watches; absent when no rule file lists any. */
   readGuard?: { tools: Record<string, ReadGuardTool> };
 }

@@ -160,6 +160,6 @@ export interface DelegationStore {
   getDelegation(id: string): Promise<Delegation | undefined>;
 }
 
-export interface Store extends OrgStore, MessageStore, HoldStore {
+export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore {
   close(): Promise<void>;
 }

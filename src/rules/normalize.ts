@@ -66,6 +66,14 @@ export function normalizeRules(files: readonly ParsedRuleFile[]): { data: RulesD
       }
     }
 
+    const runs = isRecord(doc['runs']) ? doc['runs'] : {};
+    if (Object.hasOwn(runs, 'maxMinutes')) {
+      const path = ['runs', 'maxMinutes'];
+      if (claim('runs.maxMinutes', path, 'key', (first) => `the maximum run length is already set at ${first}`)) {
+        data.runs = { maxMinutes: runs['maxMinutes'] as number, source: where(path, 'key') };
+      }
+    }
+
     const tools = isRecord(doc['tools']) ? doc['tools'] : {};
     if (Object.hasOwn(tools, 'default')) {
       const path = ['tools', 'default'];

@@ -9,6 +9,7 @@ import type { MessageFact, NewMessage, StoredMessage } from '../../src/core/type
 import type { CandidateQuery, Store } from '../../src/facts/port.js';
 import { MAX_BODY_BYTES, MAX_CREW_DEPTH } from '../../src/facts/validate.js';
 import { MAX_HOLD_LIMIT, MAX_TASK_LENGTH } from '../../src/facts/holds.js';
+import { runsContract } from './runs-contract.js';
 
 export type MakeStore = () => Store | Promise<Store>;
 
@@ -678,6 +679,8 @@ export function storeContract(name: string, makeStore: MakeStore): void {
       });
     });
 
+    runsContract(() => store);
+
     describe('close', () => {
       it('is idempotent, and the store refuses work afterwards with store_failure', async () => {
         await store.close();
@@ -690,6 +693,9 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await expectCode(store.lineage('W'), ErrorCode.StoreFailure);
         await expectCode(store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops' }), ErrorCode.StoreFailure);
         await expectCode(store.activeHold('W'), ErrorCode.StoreFailure);
+        await expectCode(store.getRun('R1'), ErrorCode.StoreFailure);
+        await expectCode(store.startRun({ seat: 'W', startedBy: 'host', expiresAt: Date.now() + 1000 }), ErrorCode.StoreFailure);
+        await expectCode(store.delegationsTo('W', 1), ErrorCode.StoreFailure);
       });
     });
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
-import { CANDIDATE_STATEMENTS, HOLD_SQL, MIGRATIONS, SCHEMA_VERSION, SQL } from '../../src/facts/sqlite/schema.js';
+import { CANDIDATE_STATEMENTS, HOLD_SQL, MIGRATIONS, RUN_SQL, SCHEMA_VERSION, SQL } from '../../src/facts/sqlite/schema.js';
 import { openSqliteStore } from '../../src/facts/sqlite/store.js';
 import { expectCode } from './contract.js';
 
@@ -94,6 +94,11 @@ describe('sqlite store', () => {
           'messages_by_thread',
           'messages_plans',
           'messages_run_plans',
+          'runs',
+          'runs_by_seat',
+          'runs_by_start',
+          'delegations',
+          'delegations_live_to',
         ].sort(),
       );
     } finally {
@@ -286,5 +291,47 @@ describe('sqlite store', () => {
         db.close();
       }
     });
+  });
+});
+
+describe('sqlite store: runs and delegations', () => {
+  it('finds a run and the live delegations to a worker with index seeks, never a scan', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'plangate-runs-')), 'store.db');
+    const store = openSqliteStore(path);
+    for (let i = 0; i < 300; i++) {
+      await store.startRun({ id: `R${i}`, seat: `A${i % 30}`, startedBy: 'host', startedAt: i, expiresAt: i + 1000 });
+      await store.delegate({ manager: `M${i % 7}`, worker: `A${i % 30}`, createdBy: 'host', createdAt: i });
+    }
+    await store.close();
+    const db = new Database(path);
+    try {
+      const plans: Array<[string, unknown[], RegExp]> = [
+        [RUN_SQL.getRun, ['R1'], /USING INDEX sqlite_autoindex_runs_1 \(id=\?\)/],
+        [RUN_SQL.delegationsTo, ['A1', 500, 500, null, 100], /USING INDEX delegations_live_to \(worker=\? AND created_at<\?\)/],
+        [RUN_SQL.listSeatRuns, ['A1', 10], /USING INDEX runs_by_seat \(seat=\?\)/],
+      ];
+      for (const analyzed of [false, true]) {
+        if (analyzed) db.exec('ANALYZE');
+        for (const [sql, args, want] of plans) {
+          const detail = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args).map((r) => (r as { detail: string }).detail).join(' | ');
+          expect(detail, sql).toMatch(want);
+          expect(detail, sql).not.toMatch(/\bSCAN\b/);
+        }
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps runs and delegations across reopening the file', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'plangate-runs-')), 'store.db');
+    const a = openSqliteStore(path);
+    await a.startRun({ id: 'R1', seat: 'W', startedBy: 'host', startedAt: 1, expiresAt: 100 });
+    await a.delegate({ id: 'd1', manager: 'M', worker: 'W', createdBy: 'host', createdAt: 1 });
+    await a.close();
+    const b = openSqliteStore(path);
+    expect((await b.getRun('R1'))?.seat).toBe('W');
+    expect((await b.delegationsTo('W', 2)).map((d) => d.id)).toEqual(['d1']);
+    await b.close();
   });
 });

@@ -24,6 +24,8 @@ export const TOKENS = {
   bot: 'bot-token-0123456789abcdef',
   operator: 'operator-token-0123456789abcdef',
   policy: 'policy-token-0123456789abcdef',
+  reviewer: 'reviewer-token-0123456789abcdef',
+  orchestrator: 'orchestrator-token-0123456789abcdef',
 } as const;
 
 export const TOKEN_ENTRIES: TokenEntry[] = [
@@ -32,6 +34,8 @@ export const TOKEN_ENTRIES: TokenEntry[] = [
   { role: 'agent', seat: '0xBOT', token: TOKENS.bot },
   { role: 'operator', name: 'ops', token: TOKENS.operator },
   { role: 'policy', token: TOKENS.policy },
+  { role: 'reviewer', name: 'rev-ann', token: TOKENS.reviewer },
+  { role: 'orchestrator', name: 'ci', token: TOKENS.orchestrator },
 ];
 
 /** One request an upstream received. */

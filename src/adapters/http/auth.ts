@@ -3,7 +3,9 @@
  * bound to one seat; the seat of every call it decides or executes, and the
  * author of every message it posts, come from the token and never from the
  * body. `operator` tokens manage rules and the org; `policy` tokens query the
- * OPA-compatible data API.
+ * OPA-compatible data API; `reviewer` tokens place reviewer holds (where the
+ * planning gate is on), push back and release, nothing else; `orchestrator`
+ * tokens start and end runs and record delegations, nothing else.
  *
  * Tokens come from a JSON file or the environment. They are hashed (sha256)
  * at load and only the digests are kept; a presented token is hashed and
@@ -16,14 +18,16 @@ import { ErrorCode, PlangateError, type Problem } from '../../core/errors.js';
 import { HttpCode, HttpError } from './errors.js';
 import { checkSchema } from './schemas.js';
 
-export const ROLES = ['agent', 'operator', 'policy'] as const;
+export const ROLES = ['agent', 'operator', 'policy', 'reviewer', 'orchestrator'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** Who is calling: the role and, for an agent token, its seat. */
 export type Principal =
   | { role: 'agent'; seat: string; name: string }
   | { role: 'operator'; name: string }
-  | { role: 'policy'; name: string };
+  | { role: 'policy'; name: string }
+  | { role: 'reviewer'; name: string }
+  | { role: 'orchestrator'; name: string };
 
 /** One token as written in a tokens file or the environment. */
 export interface TokenEntry {

@@ -21,6 +21,7 @@ import {
   toFact,
 } from '../validate.js';
 import { createMemoryHolds } from './holds.js';
+import { createMemoryRuns } from './runs.js';
 
 /** A safety stop for walking crew chains; placement checks keep real chains within MAX_CREW_DEPTH. */
 const MAX_CHAIN = MAX_CREW_DEPTH + 1;
@@ -149,6 +150,7 @@ export function createMemoryStore(): Store {
 
   return {
     ...createMemoryHolds(open, insert),
+    ...createMemoryRuns(open),
 
     async putCrew(crew: Crew): Promise<void> {
       open();

@@ -79,6 +79,38 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (hold_id, message_id)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 2 → 3: runs and delegations, recorded by a trusted party.
+  `
+  CREATE TABLE runs (
+    id            TEXT PRIMARY KEY NOT NULL,
+    seat          TEXT NOT NULL,
+    delegation_id TEXT NULL,
+    started_at    INTEGER NOT NULL,
+    expires_at    INTEGER NOT NULL,
+    ended_at      INTEGER NULL,
+    started_by    TEXT NOT NULL,
+    ended_by      TEXT NULL,
+    CHECK (expires_at > started_at),
+    CHECK ((ended_at IS NULL) = (ended_by IS NULL))
+  ) STRICT;
+  -- A seat's runs, newest first.
+  CREATE INDEX runs_by_seat ON runs(seat, started_at);
+  CREATE INDEX runs_by_start ON runs(started_at);
+
+  CREATE TABLE delegations (
+    id         TEXT PRIMARY KEY NOT NULL,
+    manager    TEXT NOT NULL,
+    worker     TEXT NOT NULL,
+    run_id     TEXT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NULL,
+    revoked_at INTEGER NULL,
+    created_by TEXT NOT NULL,
+    CHECK (manager <> worker)
+  ) STRICT;
+  -- The live delegations to a worker: one seek on the unrevoked ones.
+  CREATE INDEX delegations_live_to ON delegations(worker, created_at) WHERE revoked_at IS NULL;
+  `,
 ];
 
 /** The schema version this code writes and reads. */
@@ -172,3 +204,27 @@ export const HOLD_SQL = {
     FROM hold_messages AS l JOIN messages AS m ON m.id = l.message_id
     WHERE l.hold_id = ? ORDER BY m.id LIMIT ?`,
 } as const;
+
+const RUN_COLUMNS = 'id, seat, delegation_id, started_at, expires_at, ended_at, started_by, ended_by';
+const DELEGATION_COLUMNS = 'id, manager, worker, run_id, created_at, expires_at, revoked_at, created_by';
+
+/** The statements of runs and delegations. `getRun` and `delegationsTo` run on decisions: index seeks. */
+export const RUN_SQL = {
+  getRun: `SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`,
+  insertRun: `INSERT INTO runs (id, seat, delegation_id, started_at, expires_at, started_by)
+    VALUES (?, ?, ?, ?, ?, ?)`,
+  endRun: `UPDATE runs SET ended_at = ?, ended_by = ? WHERE id = ? AND ended_at IS NULL`,
+  listRuns: `SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?`,
+  listSeatRuns: `SELECT ${RUN_COLUMNS} FROM runs WHERE seat = ? ORDER BY started_at DESC, rowid DESC LIMIT ?`,
+  getDelegation: `SELECT ${DELEGATION_COLUMNS} FROM delegations WHERE id = ?`,
+  insertDelegation: `INSERT INTO delegations (id, manager, worker, run_id, created_at, expires_at, created_by)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  revoke: `UPDATE delegations SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`,
+  delegationsTo: `SELECT ${DELEGATION_COLUMNS} FROM delegations
+    WHERE worker = ? AND revoked_at IS NULL AND created_at <= ?
+      AND (expires_at IS NULL OR expires_at > ?) AND (run_id IS NULL OR run_id = ?)
+    ORDER BY created_at DESC LIMIT ?`,
+} as const;
+
+/** The statements a decision runs on runs and delegations: each must be an index seek. */
+export const RUN_DECISION_STATEMENTS = ['getRun', 'delegationsTo'] as const;

@@ -24,6 +24,7 @@ import {
   MAX_CREW_DEPTH,
 } from '../validate.js';
 import { createSqliteHolds } from './holds.js';
+import { createSqliteRuns } from './runs.js';
 import { guard } from './guard.js';
 import { MIGRATIONS, SCHEMA_VERSION, SQL } from './schema.js';
 
@@ -193,6 +194,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
 
   return {
     ...createSqliteHolds(db),
+    ...createSqliteRuns(db),
 
     async putCrew(crew: Crew): Promise<void> {
       guard('putCrew', () => putCrew.immediate(crew));

@@ -1,21 +1,23 @@
 /**
  * Planning holds over HTTP. An operator places a hold (on demand, or as the
  * reviewer where the planning gate is on), pushes back, releases and
- * unblocks; the held agent sends its plan with its own token (the reviewer
- * channel). Through `POST /mcp/call`, a call to the agent's reviewer-channel
+ * unblocks; a reviewer token places reviewer holds, pushes back and
+ * releases, acting under its own name; the held agent sends its plan with
+ * its own token (the reviewer channel). Through `POST /mcp/call`, a call to the agent's reviewer-channel
  * tool is answered here too: the plan is recorded, nothing is forwarded.
  *
  *   GET  /v1/holds                    operator  active holds (?all=true: history too; ?agent=; ?limit=)
  *   GET  /v1/holds/:agent             operator, or that agent   its active hold (404 not_held)
- *   POST /v1/holds/:agent             operator  place a hold (201; 409 already_held / planning_gate_off)
+ *   POST /v1/holds/:agent             operator, reviewer (kind reviewer only)  place a hold (201; 409 already_held / planning_gate_off)
  *   POST /v1/holds/:agent/plan        that agent  the reviewer channel (201; 404 not_held)
- *   POST /v1/holds/:agent/push-back   operator  the reviewer's answer; the hold stays (201)
- *   POST /v1/holds/:agent/release     operator  the reviewer approves the direction; the hold lifts
+ *   POST /v1/holds/:agent/push-back   operator, reviewer  the reviewer's answer; the hold stays (201)
+ *   POST /v1/holds/:agent/release     operator, reviewer  the reviewer approves the direction; the hold lifts
  *   POST /v1/holds/:agent/unblock     operator  an operator clears the hold
  */
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import type { Principal } from '../auth.js';
 import type { HttpDeps } from '../deps.js';
+import { HttpCode, HttpError } from '../errors.js';
 import type { Reply, Router } from '../router.js';
 import { checkSchema } from '../schemas.js';
 import { seatOf } from './seat.js';
@@ -26,9 +28,16 @@ interface PlaceBody {
   by?: string;
 }
 
-/** The name an operator acts under: `body.by`, else the token's name. */
+/**
+ * The name a person acts under: for an operator `body.by`, else the token's
+ * name; a reviewer token always acts under its own name (403 for another).
+ */
 function who(principal: Principal | undefined, by: string | undefined): string {
-  return by ?? (principal?.name as string);
+  const name = principal?.name as string;
+  if (principal?.role === 'reviewer' && by !== undefined && by !== name) {
+    throw new HttpError(HttpCode.Forbidden, `a reviewer token acts as ${name}; body.by names ${by}`);
+  }
+  return by ?? name;
 }
 
 function agentParam(params: Record<string, string>): string {
@@ -94,10 +103,13 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
   router.add({
     method: 'POST',
     path: '/v1/holds/:agent',
-    roles: ['operator'],
+    roles: ['operator', 'reviewer'],
     body: 'json',
     async handle(ctx) {
       const b = checkSchema<PlaceBody>('hold-place', ctx.body ?? {});
+      if (ctx.principal?.role === 'reviewer' && b.kind !== 'reviewer') {
+        throw new HttpError(HttpCode.Forbidden, 'a reviewer token places only reviewer holds (body.kind "reviewer"); an on-demand hold needs an operator');
+      }
       const hold = await deps.gate.holds.place(agentParam(ctx.params), {
         by: who(ctx.principal, b.by),
         kind: b.kind ?? 'on_demand',
@@ -123,7 +135,7 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
   router.add({
     method: 'POST',
     path: '/v1/holds/:agent/push-back',
-    roles: ['operator'],
+    roles: ['operator', 'reviewer'],
     body: { schema: 'hold-push-back' },
     async handle(ctx) {
       const b = ctx.body as { body: string; by?: string; byKind?: 'human' | 'agent' };
@@ -140,7 +152,7 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
     router.add({
       method: 'POST',
       path: `/v1/holds/:agent/${action}`,
-      roles: ['operator'],
+      roles: action === 'release' ? ['operator', 'reviewer'] : ['operator'],
       body: 'json',
       async handle(ctx) {
         const b = checkSchema<{ by?: string }>('hold-end', ctx.body ?? {});

@@ -1,0 +1,143 @@
+/**
+ * Runs and delegations for the SQLite store driver. A run is found by its
+ * primary key and a worker's live delegations by one partial-index seek.
+ */
+import type Database from 'better-sqlite3';
+import type { Delegation, Run } from '../../core/types.js';
+import type { DelegationStore, RunStore } from '../port.js';
+import {
+  checkDelegationsTo,
+  checkNewDelegation,
+  checkNewRun,
+  checkRevokeAt,
+  checkRunEnd,
+  checkRunQuery,
+  delegationExists,
+  MAX_DELEGATIONS_TO,
+  runExists,
+  unknownDelegation,
+  unknownRun,
+} from '../runs.js';
+import { guard } from './guard.js';
+import { RUN_SQL } from './schema.js';
+
+interface RunRow {
+  id: string;
+  seat: string;
+  delegation_id: string | null;
+  started_at: number;
+  expires_at: number;
+  ended_at: number | null;
+  started_by: string;
+  ended_by: string | null;
+}
+
+interface DelegationRow {
+  id: string;
+  manager: string;
+  worker: string;
+  run_id: string | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  created_by: string;
+}
+
+function toRun(r: RunRow): Run {
+  return {
+    id: r.id, seat: r.seat, delegationId: r.delegation_id, startedAt: r.started_at, expiresAt: r.expires_at,
+    endedAt: r.ended_at, startedBy: r.started_by, endedBy: r.ended_by,
+  };
+}
+
+function toDelegation(r: DelegationRow): Delegation {
+  return {
+    id: r.id, manager: r.manager, worker: r.worker, runId: r.run_id, createdAt: r.created_at,
+    expiresAt: r.expires_at, revokedAt: r.revoked_at, createdBy: r.created_by,
+  };
+}
+
+/** The runs and delegations half of an SQLite store, on an open connection whose schema is up to date. */
+export function createSqliteRuns(db: Database.Database): RunStore & DelegationStore {
+  const st = guard('preparing run statements', () => ({
+    getRun: db.prepare<[string], RunRow>(RUN_SQL.getRun),
+    insertRun: db.prepare<[string, string, string | null, number, number, string]>(RUN_SQL.insertRun),
+    endRun: db.prepare<[number, string, string]>(RUN_SQL.endRun),
+    listRuns: db.prepare<[number], RunRow>(RUN_SQL.listRuns),
+    listSeatRuns: db.prepare<[string, number], RunRow>(RUN_SQL.listSeatRuns),
+    getDelegation: db.prepare<[string], DelegationRow>(RUN_SQL.getDelegation),
+    insertDelegation: db.prepare<[string, string, string, string | null, number, number | null, string]>(RUN_SQL.insertDelegation),
+    revoke: db.prepare<[number, string]>(RUN_SQL.revoke),
+    delegationsTo: db.prepare<[string, number, number, string | null, number], DelegationRow>(RUN_SQL.delegationsTo),
+  }));
+
+  const startRun = db.transaction((r: Run): Run => {
+    if (st.getRun.get(r.id)) throw runExists(r.id);
+    st.insertRun.run(r.id, r.seat, r.delegationId, r.startedAt, r.expiresAt, r.startedBy);
+    return r;
+  });
+
+  const endRun = db.transaction((id: string, end: { by: string; at?: number }): Run => {
+    const row = st.getRun.get(id);
+    if (!row) throw unknownRun(id);
+    const run = toRun(row);
+    if (run.endedAt !== null) return run;
+    const { by, at } = checkRunEnd(run, end);
+    st.endRun.run(at, by, id);
+    return { ...run, endedAt: at, endedBy: by };
+  });
+
+  const delegate = db.transaction((d: Delegation): Delegation => {
+    if (st.getDelegation.get(d.id)) throw delegationExists(d.id);
+    st.insertDelegation.run(d.id, d.manager, d.worker, d.runId, d.createdAt, d.expiresAt, d.createdBy);
+    return d;
+  });
+
+  const revoke = db.transaction((id: string, at: number): Delegation => {
+    const row = st.getDelegation.get(id);
+    if (!row) throw unknownDelegation(id);
+    if (row.revoked_at !== null) return toDelegation(row);
+    st.revoke.run(at, id);
+    return { ...toDelegation(row), revokedAt: at };
+  });
+
+  return {
+    async startRun(run) {
+      return guard('startRun', () => startRun.immediate(checkNewRun(run)));
+    },
+    async endRun(id, end) {
+      return guard('endRun', () => endRun.immediate(id, end));
+    },
+    async getRun(id) {
+      return guard('getRun', () => {
+        const row = st.getRun.get(id);
+        return row ? toRun(row) : undefined;
+      });
+    },
+    async listRuns(query) {
+      return guard('listRuns', () => {
+        const { seat, limit } = checkRunQuery(query);
+        const rows = seat === undefined ? st.listRuns.all(limit) : st.listSeatRuns.all(seat, limit);
+        return rows.map(toRun);
+      });
+    },
+    async delegate(delegation) {
+      return guard('delegate', () => delegate.immediate(checkNewDelegation(delegation)));
+    },
+    async revokeDelegation(id, at) {
+      return guard('revokeDelegation', () => revoke.immediate(id, checkRevokeAt(at)));
+    },
+    async delegationsTo(worker, now, runId) {
+      return guard('delegationsTo', () => {
+        checkDelegationsTo(worker, now, runId);
+        return st.delegationsTo.all(worker, now, now, runId ?? null, MAX_DELEGATIONS_TO).map(toDelegation);
+      });
+    },
+    async getDelegation(id) {
+      return guard('getDelegation', () => {
+        const row = st.getDelegation.get(id);
+        return row ? toDelegation(row) : undefined;
+      });
+    },
+  };
+}
