@@ -121,7 +121,7 @@ describe.runIf(run)('postgres store', () => {
       candidates: [['a42', 'a42', 'a7'], ['agent:a42', 'org', 'crew:c1'], 150_000, 'r2', ['agent:a42', 'org'], 'a42', 5],
       agentLineage: ['a42'],
       activeHold: ['a42'],
-      delegationsTo: ['a42', 150_000, 'r2'],
+      delegationsTo: ['a42', 150_000, 'r2', 100],
       getRun: ['r42'],
     };
 

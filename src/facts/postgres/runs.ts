@@ -1,16 +1,25 @@
 /**
  * Runs and delegations for the PostgreSQL driver: recorded facts, asserted by
  * a trusted party (host, CLI, operator, orchestrator), looked up by index.
+ * Validation is shared with every driver (../runs.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { ErrorCode, PlangateError } from '../../core/errors.js';
-import { isValidId } from '../../core/threads.js';
-import type { Delegation, NewDelegation, NewRun, Run } from '../../core/types.js';
-import { checkLimit } from '../holds.js';
+import type { Delegation, Run } from '../../core/types.js';
 import type { DelegationStore, RunStore } from '../port.js';
-import { MAX_AUTHOR_LENGTH, MAX_RUN_ID_LENGTH } from '../validate.js';
-import type { Runner } from './pool.js';
+import {
+  checkDelegationsTo,
+  checkNewDelegation,
+  checkNewRun,
+  checkRevokeAt,
+  checkRunEnd,
+  checkRunQuery,
+  delegationExists,
+  MAX_DELEGATIONS_TO,
+  runExists,
+  unknownDelegation,
+  unknownRun,
+} from '../runs.js';
+import { inTransaction, type Runner } from './pool.js';
 import { RUN_SQL } from './schema.js';
 
 interface RunRow {
@@ -36,119 +45,80 @@ interface DelegationRow {
 }
 
 const toRun = (r: RunRow): Run => ({
-  id: r.id,
-  seat: r.seat,
-  delegationId: r.delegation_id,
-  startedAt: r.started_at,
-  expiresAt: r.expires_at,
-  endedAt: r.ended_at,
-  startedBy: r.started_by,
-  endedBy: r.ended_by,
+  id: r.id, seat: r.seat, delegationId: r.delegation_id, startedAt: r.started_at, expiresAt: r.expires_at,
+  endedAt: r.ended_at, startedBy: r.started_by, endedBy: r.ended_by,
 });
 
 const toDelegation = (r: DelegationRow): Delegation => ({
-  id: r.id,
-  manager: r.manager,
-  worker: r.worker,
-  runId: r.run_id,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-  createdBy: r.created_by,
+  id: r.id, manager: r.manager, worker: r.worker, runId: r.run_id, createdAt: r.created_at,
+  expiresAt: r.expires_at, revokedAt: r.revoked_at, createdBy: r.created_by,
 });
-
-function invalid(message: string): PlangateError {
-  return new PlangateError(ErrorCode.InvalidInput, message);
-}
-
-function seat(x: unknown, field: string): string {
-  if (!isValidId(x)) throw invalid(`${field} is not a valid agent id: ${JSON.stringify(x)}`);
-  return x;
-}
-
-function text(x: unknown, field: string, max: number): string {
-  if (typeof x !== 'string' || x.length === 0 || x.length > max) throw invalid(`${field} must be a non-empty string of at most ${max} characters`);
-  return x;
-}
-
-function time(x: unknown, field: string, fallback?: number): number {
-  if (x === undefined && fallback !== undefined) return fallback;
-  if (!Number.isSafeInteger(x)) throw invalid(`${field} must be an integer number of epoch milliseconds, got ${String(x)}`);
-  return x as number;
-}
 
 /** The run and delegation halves of a PostgreSQL store. */
 export function createPostgresRuns(pool: pg.Pool, run: Runner): RunStore & DelegationStore {
   return {
-    startRun: (r: NewRun) =>
+    startRun: (r) =>
       run('startRun', async () => {
-        if (typeof r !== 'object' || r === null) throw invalid('run must be an object');
-        const id = r.id === undefined ? randomUUID() : text(r.id, 'run.id', MAX_RUN_ID_LENGTH);
-        const startedAt = time(r.startedAt, 'run.startedAt', Date.now());
-        const expiresAt = time(r.expiresAt, 'run.expiresAt');
-        if (expiresAt <= startedAt) throw invalid('run.expiresAt must be after run.startedAt');
-        const delegationId = r.delegationId === undefined ? null : text(r.delegationId, 'run.delegationId', MAX_RUN_ID_LENGTH);
-        const values = [id, seat(r.seat, 'run.seat'), delegationId, startedAt, expiresAt, text(r.startedBy, 'run.startedBy', MAX_AUTHOR_LENGTH)];
-        const row = (await pool.query<RunRow>(RUN_SQL.insertRun, values)).rows[0];
-        if (!row) throw new PlangateError(ErrorCode.Conflict, `a run with id ${id} exists`);
-        return toRun(row);
+        const x = checkNewRun(r);
+        const { rowCount } = await pool.query(RUN_SQL.insertRun, [x.id, x.seat, x.delegationId, x.startedAt, x.expiresAt, x.startedBy]);
+        if (!rowCount) throw runExists(x.id);
+        return x;
       }),
 
     endRun: (id, end) =>
-      run('endRun', async () => {
-        if (typeof end !== 'object' || end === null) throw invalid('end must be an object');
-        const by = text(end.by, 'end.by', MAX_AUTHOR_LENGTH);
-        const at = time(end.at, 'end.at', Date.now());
-        const row = (await pool.query<RunRow>(RUN_SQL.endRun, [id, at, by])).rows[0];
-        if (row) return toRun(row);
-        const existing = (await pool.query<RunRow>(RUN_SQL.getRun, [id])).rows[0];
-        if (!existing) throw new PlangateError(ErrorCode.NotFound, `unknown run: ${String(id)}`);
-        return toRun(existing);
-      }),
+      run('endRun', () =>
+        inTransaction(pool, async (c) => {
+          const row = typeof id === 'string' ? (await c.query<RunRow>(RUN_SQL.getRunForUpdate, [id])).rows[0] : undefined;
+          if (!row) throw unknownRun(String(id));
+          const r = toRun(row);
+          if (r.endedAt !== null) return r;
+          const { by, at } = checkRunEnd(r, end);
+          await c.query(RUN_SQL.endRun, [id, at, by]);
+          return { ...r, endedAt: at, endedBy: by };
+        }),
+      ),
 
     getRun: (id) =>
       run('getRun', async () => {
         if (typeof id !== 'string') return undefined;
-        const row = (await pool.query<RunRow>(RUN_SQL.getRun, [id])).rows[0];
+        const row = (await pool.query<RunRow>({ name: 'plangate_get_run', text: RUN_SQL.getRun, values: [id] })).rows[0];
         return row ? toRun(row) : undefined;
       }),
 
-    listRuns: (query = {}) =>
+    listRuns: (query) =>
       run('listRuns', async () => {
-        const limit = checkLimit(query.limit);
-        const { rows } = query.seat !== undefined
-          ? await pool.query<RunRow>(RUN_SQL.listSeatRuns, [seat(query.seat, 'query.seat'), limit])
-          : await pool.query<RunRow>(RUN_SQL.listRuns, [limit]);
+        const { seat, limit } = checkRunQuery(query);
+        const { rows } = seat === undefined
+          ? await pool.query<RunRow>(RUN_SQL.listRuns, [limit])
+          : await pool.query<RunRow>(RUN_SQL.listSeatRuns, [seat, limit]);
         return rows.map(toRun);
       }),
 
-    delegate: (d: NewDelegation) =>
+    delegate: (d) =>
       run('delegate', async () => {
-        if (typeof d !== 'object' || d === null) throw invalid('delegation must be an object');
-        const manager = seat(d.manager, 'delegation.manager');
-        const worker = seat(d.worker, 'delegation.worker');
-        if (manager === worker) throw invalid(`a seat cannot delegate to itself: ${manager}`);
-        const id = d.id === undefined ? randomUUID() : text(d.id, 'delegation.id', MAX_RUN_ID_LENGTH);
-        const createdAt = time(d.createdAt, 'delegation.createdAt', Date.now());
-        const expiresAt = d.expiresAt === undefined ? null : time(d.expiresAt, 'delegation.expiresAt');
-        const runId = d.runId === undefined ? null : text(d.runId, 'delegation.runId', MAX_RUN_ID_LENGTH);
-        const values = [id, manager, worker, runId, createdAt, expiresAt, text(d.createdBy, 'delegation.createdBy', MAX_AUTHOR_LENGTH)];
-        const row = (await pool.query<DelegationRow>(RUN_SQL.insertDelegation, values)).rows[0];
-        if (!row) throw new PlangateError(ErrorCode.Conflict, `a delegation with id ${id} exists`);
-        return toDelegation(row);
+        const x = checkNewDelegation(d);
+        const values = [x.id, x.manager, x.worker, x.runId, x.createdAt, x.expiresAt, x.createdBy];
+        const { rowCount } = await pool.query(RUN_SQL.insertDelegation, values);
+        if (!rowCount) throw delegationExists(x.id);
+        return x;
       }),
 
     revokeDelegation: (id, at) =>
       run('revokeDelegation', async () => {
-        const when = time(at, 'at', Date.now());
+        const when = checkRevokeAt(at);
         const row = typeof id === 'string' ? (await pool.query<DelegationRow>(RUN_SQL.revokeDelegation, [id, when])).rows[0] : undefined;
-        if (!row) throw new PlangateError(ErrorCode.NotFound, `unknown delegation: ${String(id)}`);
+        if (!row) throw unknownDelegation(String(id));
         return toDelegation(row);
       }),
 
     delegationsTo: (worker, now, runId) =>
       run('delegationsTo', async () => {
-        const { rows } = await pool.query<DelegationRow>(RUN_SQL.delegationsTo, [seat(worker, 'worker'), time(now, 'now'), runId ?? null]);
+        checkDelegationsTo(worker, now, runId);
+        const { rows } = await pool.query<DelegationRow>({
+          name: 'plangate_delegations_to',
+          text: RUN_SQL.delegationsTo,
+          values: [worker, now, runId ?? null, MAX_DELEGATIONS_TO],
+        });
         return rows.map(toDelegation);
       }),
 

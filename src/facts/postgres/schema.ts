@@ -77,6 +77,7 @@ export const STORE_MIGRATIONS: MigrationSet = {
     );
 
     CREATE TABLE runs (
+      seq           bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
       id            text PRIMARY KEY,
       seat          text NOT NULL,
       delegation_id text NULL,
@@ -86,10 +87,12 @@ export const STORE_MIGRATIONS: MigrationSet = {
       started_by    text NOT NULL,
       ended_by      text NULL
     );
-    CREATE INDEX runs_by_seat ON runs(seat, started_at DESC, id DESC);
-    CREATE INDEX runs_by_start ON runs(started_at DESC, id DESC);
+    -- Newest first; runs started in the same millisecond in the order they were recorded.
+    CREATE INDEX runs_by_seat ON runs(seat, started_at DESC, seq DESC);
+    CREATE INDEX runs_by_start ON runs(started_at DESC, seq DESC);
 
     CREATE TABLE delegations (
+      seq        bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
       id         text PRIMARY KEY,
       manager    text NOT NULL,
       worker     text NOT NULL,
@@ -101,7 +104,7 @@ export const STORE_MIGRATIONS: MigrationSet = {
       CHECK (manager <> worker)
     );
     -- The live delegations to a worker.
-    CREATE INDEX delegations_to ON delegations(worker, created_at DESC, id DESC) WHERE revoked_at IS NULL;
+    CREATE INDEX delegations_to ON delegations(worker, created_at DESC, seq DESC) WHERE revoked_at IS NULL;
     `,
   ],
 };
@@ -213,20 +216,21 @@ const DELEGATION_COLUMNS = 'id, manager, worker, run_id, created_at, expires_at,
 /** Runs and delegations. */
 export const RUN_SQL = {
   insertRun: `INSERT INTO runs (id, seat, delegation_id, started_at, expires_at, started_by)
-    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING ${RUN_COLUMNS}`,
-  endRun: `UPDATE runs SET ended_at = $2, ended_by = $3 WHERE id = $1 AND ended_at IS NULL RETURNING ${RUN_COLUMNS}`,
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING id`,
+  getRunForUpdate: `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`,
+  endRun: `UPDATE runs SET ended_at = $2, ended_by = $3 WHERE id = $1 AND ended_at IS NULL`,
   getRun: `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`,
-  listRuns: `SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_at DESC, id DESC LIMIT $1`,
-  listSeatRuns: `SELECT ${RUN_COLUMNS} FROM runs WHERE seat = $1 ORDER BY started_at DESC, id DESC LIMIT $2`,
+  listRuns: `SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_at DESC, seq DESC LIMIT $1`,
+  listSeatRuns: `SELECT ${RUN_COLUMNS} FROM runs WHERE seat = $1 ORDER BY started_at DESC, seq DESC LIMIT $2`,
   insertDelegation: `INSERT INTO delegations (id, manager, worker, run_id, created_at, expires_at, created_by)
-    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING ${DELEGATION_COLUMNS}`,
+    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING id`,
   revokeDelegation: `UPDATE delegations SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING ${DELEGATION_COLUMNS}`,
   getDelegation: `SELECT ${DELEGATION_COLUMNS} FROM delegations WHERE id = $1`,
   delegationsTo: `SELECT ${DELEGATION_COLUMNS} FROM delegations
     WHERE worker = $1 AND revoked_at IS NULL AND created_at <= $2
       AND (expires_at IS NULL OR expires_at > $2)
       AND (run_id IS NULL OR run_id = $3::text)
-    ORDER BY created_at DESC, id DESC LIMIT 1000`,
+    ORDER BY created_at DESC, seq DESC LIMIT $4`,
 } as const;
 
 /** The statements each decision runs: each must use an index, never a sequential scan of a table. */
