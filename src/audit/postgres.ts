@@ -9,7 +9,8 @@
 import type pg from 'pg';
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { migrate, type MigrationSet } from '../core/migrations.js';
-import type { AuditEvent, AuditEventType, AuditQuery, AuditReader, AuditSink } from './port.js';
+import type { AuditEvent, AuditQuery, AuditReader, AuditSink } from './port.js';
+import { AUDIT_CHECKS, checkAuditQuery, type AuditCheck } from './query.js';
 import { toAuditRecord } from './record.js';
 
 /** The audit table's migrations. Never edit a released step; append a new one. */
@@ -36,17 +37,6 @@ export const AUDIT_MIGRATIONS: MigrationSet = {
   ],
 };
 
-/** Which event type each `check` of a refusal records. */
-export const CHECK_EVENT: Readonly<Record<string, AuditEventType>> = {
-  read_guard: 'ReadGuardBlocked',
-  planning_hold: 'PlanningHoldBlocked',
-  plan_required: 'PlanRequiredBlocked',
-};
-
-/** Default and largest `limit` of a query. */
-export const DEFAULT_AUDIT_LIMIT = 100;
-export const MAX_AUDIT_LIMIT = 1000;
-
 const INSERT = `INSERT INTO audit_events (time_ms, type, agent, crew, tool, code, shadow, event)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
 
@@ -60,62 +50,31 @@ function invalid(message: string): PlangateError {
   return new PlangateError(ErrorCode.InvalidInput, message);
 }
 
-function bound(x: unknown, field: string): number | undefined {
-  if (x === undefined) return undefined;
-  if (typeof x === 'number' && Number.isSafeInteger(x)) return x;
-  if (typeof x === 'string' && !Number.isNaN(Date.parse(x))) return Date.parse(x);
-  throw invalid(`${field} must be epoch milliseconds or an ISO-8601 time, got ${JSON.stringify(x)}`);
-}
-
-function optionalText(x: unknown, field: string): string | undefined {
-  if (x === undefined) return undefined;
-  if (typeof x !== 'string' || x.length === 0 || x.length > 512) throw invalid(`${field} must be a non-empty string of at most 512 characters`);
-  return x;
-}
-
 /**
- * The SQL for a query: every filter a bound parameter, newest first.
+ * The SQL for a query, with the meaning every reader shares (`checkAuditQuery`,
+ * `matchesAudit`): every filter a bound parameter, newest first.
  *
  * @example
  * auditQuerySql({ agent: '0xW', limit: 10 }).text // '… WHERE agent = $1 … LIMIT $2'
  */
-export function auditQuerySql(q: AuditQuery): { text: string; values: unknown[] } {
-  if (typeof q !== 'object' || q === null) throw invalid('audit query must be an object');
+export function auditQuerySql(query: AuditQuery): { text: string; values: unknown[] } {
+  const q = checkAuditQuery(query);
   const where: string[] = [];
   const values: unknown[] = [];
   const add = (sql: (p: string) => string, value: unknown): void => {
     values.push(value);
     where.push(sql(`$${values.length}`));
   };
-  const types = new Set<string>();
-  if (q.type !== undefined) {
-    const list = Array.isArray(q.type) ? q.type : [q.type];
-    if (list.length === 0 || list.some((t) => typeof t !== 'string')) throw invalid('type must be an event type or a non-empty list of them');
-    list.forEach((t) => types.add(t));
-  }
-  if (q.check !== undefined) {
-    const t = CHECK_EVENT[q.check as string];
-    if (!t || !Object.hasOwn(CHECK_EVENT, q.check)) throw invalid(`check must be one of ${Object.keys(CHECK_EVENT).join(', ')}, got ${JSON.stringify(q.check)}`);
-    if (q.type !== undefined && !types.has(t)) return { text: 'SELECT event FROM audit_events WHERE false', values: [] };
-    types.clear();
-    types.add(t);
-  }
-  if (types.size > 0) add((p) => `type = ANY(${p}::text[])`, [...types]);
+  if (q.types) add((p) => `type = ANY(${p}::text[])`, [...q.types]);
+  if (q.check !== undefined) add((p) => `type = ${p}`, AUDIT_CHECKS[q.check as AuditCheck]);
   for (const key of ['agent', 'crew', 'tool', 'code'] as const) {
-    const v = optionalText(q[key], key);
+    const v = q[key];
     if (v !== undefined) add((p) => `${key} = ${p}`, v);
   }
-  if (q.shadow !== undefined) {
-    if (typeof q.shadow !== 'boolean') throw invalid('shadow must be true or false');
-    add((p) => `shadow = ${p}`, q.shadow);
-  }
-  const since = bound(q.since, 'since');
-  const until = bound(q.until, 'until');
-  if (since !== undefined) add((p) => `time_ms >= ${p}`, since);
-  if (until !== undefined) add((p) => `time_ms <= ${p}`, until);
-  const limit = q.limit ?? DEFAULT_AUDIT_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_AUDIT_LIMIT) throw invalid(`limit must be an integer from 0 to ${MAX_AUDIT_LIMIT}`);
-  values.push(limit);
+  if (q.shadow !== undefined) add((p) => `shadow = ${p}`, q.shadow);
+  if (q.since !== undefined) add((p) => `time_ms >= ${p}`, q.since);
+  if (q.until !== undefined) add((p) => `time_ms <= ${p}`, q.until);
+  values.push(q.limit);
   const text = `SELECT event FROM audit_events${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
     ORDER BY time_ms DESC, id DESC LIMIT $${values.length}`;
   return { text, values };

@@ -7,7 +7,7 @@
  * (core/failopen.ts); `openPlangate` never throws for bad rules or a bad
  * policy, it says so on stderr and in `status()`.
  */
-import type { AuditReader, AuditSink } from '../audit/port.js';
+import type { AuditSink } from '../audit/port.js';
 import { createJsonlAuditSink } from '../audit/jsonl.js';
 import { createPostgresAuditSink } from '../audit/postgres.js';
 import type { Engine } from '../engine/policy.js';
@@ -31,8 +31,6 @@ export interface Plangate extends StatusSource {
   readonly rules: LoadedRules | undefined;
   store: Store;
   audit: AuditSink;
-  /** Reads the audit back, where the sink can (the PostgreSQL table); undefined otherwise. */
-  auditReader: AuditReader | undefined;
   /**
    * Whether the store is shared by several replicas (PostgreSQL). Rules are
    * files each replica watches on its own mount, so with a shared store
@@ -101,15 +99,13 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   const runtime = await PolicyRuntime.start({ rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch) });
   const store = options.storeInstance ?? (await openStore(paths.store));
   let audit: AuditSink;
-  let auditReader: AuditReader | undefined;
   try {
     if (options.auditSink) {
       audit = options.auditSink;
     } else if (storeKind(paths.audit) === 'postgres') {
       const shared = paths.audit === paths.store && 'pool' in store ? (store as PostgresStore).pool : undefined;
-      const sink = await createPostgresAuditSink(shared ?? createPool(paths.audit), { ownsPool: shared === undefined });
-      audit = sink;
-      auditReader = sink;
+      // The sink is also an AuditReader (query()): every replica's events, from any replica.
+      audit = await createPostgresAuditSink(shared ?? createPool(paths.audit), { ownsPool: shared === undefined });
     } else {
       audit = createJsonlAuditSink(paths.audit);
     }
@@ -154,7 +150,6 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     },
     store,
     audit,
-    auditReader,
     sharedStore: storeKind(paths.store) === 'postgres',
     paths,
     runtime,

@@ -11,6 +11,7 @@ import { ErrorCode } from '../../src/core/errors.js';
 import { createPool } from '../../src/facts/postgres/pool.js';
 import { expectCode } from '../facts/contract.js';
 import { freshSchemaUrl, havePostgres } from '../support/postgres.js';
+import { auditReaderContract } from './reader-contract.js';
 
 const run = havePostgres('the PostgreSQL audit sink and reader');
 
@@ -19,6 +20,14 @@ const blocked = (s: number, agent: string, extra: Partial<PlanRequiredBlocked> =
   type: 'PlanRequiredBlocked', time: t(s), agent, crew: 'desk', tool: 'github.merge_pull_request', toolClass: 'effect',
   mode: 'side_effects', code: 'plan_required:github.merge_pull_request:none', runId: null, rule: { scope: 'crew', id: 'desk' }, ...extra,
 });
+
+if (run) {
+  auditReaderContract('postgres', async () => {
+    const fresh = await freshSchemaUrl('auditc');
+    const sink = await createPostgresAuditSink(createPool(fresh.url), { ownsPool: true });
+    return { sink, reader: sink, close: async () => { await sink.close(); await fresh.drop(); } };
+  });
+}
 
 describe.runIf(run)('postgres audit', () => {
   let url: string;
