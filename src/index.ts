@@ -14,6 +14,8 @@ export { Engine, type Evaluator } from './engine/index.js';
 export type { Store, OrgStore, MessageStore, HoldStore, Hold, NewHold, HoldQuery, HoldMessageRole, Crew, Agent, CandidateQuery } from './facts/port.js';
 export { createMemoryStore } from './facts/memory/store.js';
 export { openSqliteStore } from './facts/sqlite/store.js';
+export { openPostgresStore, type PostgresStore, type PostgresOptions } from './facts/postgres/store.js';
+export { createPostgresAuditSink, type PostgresAuditSink } from './audit/postgres.js';
 export type {
   AuditSink,
   AuditEvent,

@@ -98,11 +98,16 @@ function columns(e: AuditEvent): unknown[] {
  * await audit.query({ agent: '0xWORKER', limit: 10 }); // newest first, from every replica
  */
 export async function createPostgresAuditSink(pool: pg.Pool, options: { ownsPool?: boolean } = {}): Promise<PostgresAuditSink> {
-  const client = await pool.connect();
   try {
-    await migrate(client, AUDIT_MIGRATIONS);
-  } finally {
-    client.release();
+    const client = await pool.connect();
+    try {
+      await migrate(client, AUDIT_MIGRATIONS);
+    } finally {
+      client.release();
+    }
+  } catch (err) {
+    if (options.ownsPool) await pool.end().catch(() => {});
+    throw new PlangateError(ErrorCode.StoreFailure, `postgres audit: opening failed: ${err instanceof Error ? err.message : String(err)}`, [], { cause: err });
   }
   let closed = false;
   const fail = (what: string, err: unknown): Error =>
