@@ -27,7 +27,9 @@ import { createMemoryAuditSink } from '../src/audit/memory.js';
 import type { Call, Decision } from '../src/core/types.js';
 import { Engine } from '../src/engine/policy.js';
 import { createPool } from '../src/facts/postgres/pool.js';
-import { openPostgresStore } from '../src/facts/postgres/store.js';
+import { candidateParams, openPostgresStore } from '../src/facts/postgres/store.js';
+import { SQL } from '../src/facts/postgres/schema.js';
+import type { CandidateQuery } from '../src/facts/port.js';
 import { openSqliteStore } from '../src/facts/sqlite/store.js';
 import { createGate } from '../src/gate/gate.js';
 import { freshSchemaUrl } from '../test/support/postgres.js';
@@ -42,6 +44,7 @@ const WARMUP = 1_000;
 const ROUNDS = 10;
 const TARGET_P99_US = 2000;
 const HTTP_SEATS = 64;
+const SERVER_SAMPLES = 2_000;
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
 
 /** The database the bench uses, or undefined (then the bench says so and is skipped). */
@@ -195,6 +198,8 @@ export interface PostgresBenchResult {
   machine: { cpu: string; cores: number; node: string; loadAvgAtStart: number[]; loadAvgAtEnd: number[] };
   world: { agents: number; messages: number; seedSeconds: { sqlite: number; postgres: number } };
   decide: { calls: number; sqlite: Summary; postgres: Summary; ratioP50: number; ratioP99: number; sameOutcomes: boolean; outcomes: Record<string, number> };
+  /** The candidates statement's execution time inside PostgreSQL (EXPLAIN ANALYZE), µs. */
+  candidatesInServerUs: { n: number; p50: number; p99: number };
   targets: { postgresP99Us: { target: number; value: number; met: boolean } };
   http: { seconds: number; connections: number; one: HttpRun; two: HttpRun; twoOverOne: number };
 }
@@ -229,7 +234,10 @@ export async function runPostgresBench(url: string, o: { httpSeconds?: number; c
     const clock = () => NOW;
     const sqlite = openSqliteStore(file);
     const gs = createGate({ engine, store: sqlite, audit: createMemoryAuditSink(), clock });
-    const gp = createGate({ engine, store: pgStore, audit: createMemoryAuditSink(), clock });
+    // The candidate queries of the first calls, kept to time them inside the server afterwards.
+    const seen: CandidateQuery[] = [];
+    const recording = { ...pgStore, candidates: (q: CandidateQuery) => { if (seen.length < SERVER_SAMPLES) seen.push(q); return pgStore.candidates(q); } };
+    const gp = createGate({ engine, store: recording, audit: createMemoryAuditSink(), clock });
     const calls = makeCalls(org, org.agents.map((a) => a.id), CALLS, 11, stream.runPlanOf);
     const outS: string[] = [];
     const outP: string[] = [];
@@ -239,6 +247,14 @@ export async function runPostgresBench(url: string, o: { httpSeconds?: number; c
       postgres: async (i) => { outP[i] = outcome(await gp.decide(calls[i] as Call)); },
     });
     await sqlite.close();
+    // What the database itself spends on a decision's candidates (EXPLAIN ANALYZE), apart from round trips and scheduling.
+    const serverMs: number[] = [];
+    for (const q of seen) {
+      const { rows } = await pgStore.pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${SQL.candidates}`, candidateParams(q));
+      serverMs.push((rows[0]['QUERY PLAN'] as Array<{ 'Execution Time': number }>)[0]!['Execution Time']);
+    }
+    serverMs.sort((x, y) => x - y);
+    const serverUs = { n: serverMs.length, p50: round(1000 * (serverMs[Math.floor(serverMs.length * 0.5)] ?? NaN), 1), p99: round(1000 * (serverMs[Math.floor(serverMs.length * 0.99)] ?? NaN), 1) };
     const s = summarize(samples.sqlite);
     const p = summarize(samples.postgres);
     const outcomes: Record<string, number> = {};
@@ -269,6 +285,7 @@ export async function runPostgresBench(url: string, o: { httpSeconds?: number; c
         machine,
         world: { agents: AGENTS, messages: MESSAGES, seedSeconds: { sqlite: sqliteSeed, postgres: pgSeed } },
         decide: { calls: CALLS, sqlite: s, postgres: p, ratioP50: round(p.p50 / s.p50, 2), ratioP99: round(p.p99 / s.p99, 2), sameOutcomes: outS.every((x, i) => x === outP[i]), outcomes },
+        candidatesInServerUs: serverUs,
         targets: { postgresP99Us: { target: TARGET_P99_US, value: p.p99, met: p.p99 <= TARGET_P99_US } },
         http: { seconds: secs, connections: conns, one, two, twoOverOne: round(two.decisionsPerSec / one.decisionsPerSec, 2) },
       };
@@ -289,6 +306,7 @@ export function formatPostgresBench(r: PostgresBenchResult): string {
     row('decide() SQLite', r.decide.sqlite),
     row('decide() PostgreSQL', r.decide.postgres),
     `  ratio PostgreSQL/SQLite: p50 ${r.decide.ratioP50}×  p99 ${r.decide.ratioP99}×; same outcomes: ${r.decide.sameOutcomes}; ${JSON.stringify(r.decide.outcomes)}`,
+    `  candidates statement inside PostgreSQL (EXPLAIN ANALYZE, ${r.candidatesInServerUs.n} calls): p50 ${r.candidatesInServerUs.p50} µs, p99 ${r.candidatesInServerUs.p99} µs`,
     `  target PostgreSQL p99 <= ${r.targets.postgresP99Us.target} µs: ${r.targets.postgresP99Us.met ? 'met' : 'NOT met'} (${r.targets.postgresP99Us.value} µs)`,
     `HTTP POST /v1/decide, ${r.http.connections} connections, ${r.http.seconds} s each:`,
     http(r.http.one),

@@ -62,6 +62,27 @@ export function toMessageRow(r: FactRow & { body: string }): StoredMessage {
 }
 
 /**
+ * The parameters of {@link SQL.candidates} for a query: the (author, thread)
+ * pairs as two parallel arrays, then now, the run, and the context.
+ *
+ * @example
+ * candidateParams({ now: 5, plansBy: [{ author: 'W', threads: ['agent:W', 'org'] }] })
+ * // [['W', 'W'], ['agent:W', 'org'], 5, null, [], null, 0]
+ */
+export function candidateParams(q: CandidateQuery): unknown[] {
+  const authors: string[] = [];
+  const threads: string[] = [];
+  for (const { author, threads: ts } of q.plansBy) {
+    for (const t of ts) {
+      authors.push(author);
+      threads.push(t);
+    }
+  }
+  const ctx = q.context && q.context.perThread > 0 ? q.context : undefined;
+  return [authors, threads, q.now, q.runId ?? null, ctx ? ctx.threads : [], ctx ? ctx.author : null, ctx ? ctx.perThread : 0];
+}
+
+/**
  * Opens a store on a `postgres://` URL: checks that the database answers,
  * applies the migrations (under an advisory lock, so replicas may start
  * together) and returns the store. Fails with `store_failure` and a clear
@@ -176,25 +197,8 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
     candidates: (q: CandidateQuery) =>
       run('candidates', async () => {
         checkCandidateQuery(q);
-        const authors: string[] = [];
-        const threads: string[] = [];
-        for (const { author, threads: ts } of q.plansBy) {
-          for (const t of ts) {
-            authors.push(author);
-            threads.push(t);
-          }
-        }
-        const ctx = q.context && q.context.perThread > 0 ? q.context : undefined;
         // Named: prepared once per connection, not parsed and planned again on every decision.
-        const { rows } = await pool.query<FactRow>({ name: 'plangate_candidates', text: SQL.candidates, values: [
-          authors,
-          threads,
-          q.now,
-          q.runId ?? null,
-          ctx ? ctx.threads : [],
-          ctx ? ctx.author : null,
-          ctx ? ctx.perThread : 0,
-        ] });
+        const { rows } = await pool.query<FactRow>({ name: 'plangate_candidates', text: SQL.candidates, values: candidateParams(q) });
         return dedupeNewestFirst(rows.map(toFactRow));
       }),
 
