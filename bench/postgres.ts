@@ -123,20 +123,36 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
-/** CPU seconds of every PostgreSQL backend and server process (by command name). */
-function postgresCpuSeconds(): number {
-  let total = 0;
+/** Fields of /proc/PID/stat after the command name (field 3 is index 0). */
+function statFields(pid: string | number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds of one PostgreSQL server: its postmaster (with the children it
+ * has reaped: backends that ended) and every live child. Each backend's CPU
+ * is counted once, live or reaped, so the difference of two readings is the
+ * CPU the server used in between.
+ */
+function postgresCpuSeconds(postmaster: number): number {
+  const pm = statFields(postmaster);
+  if (!pm) return NaN;
+  let total = (Number(pm[11]) + Number(pm[12]) + Number(pm[13]) + Number(pm[14])) / 100;
   for (const pid of readdirPids()) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!/^\d+ \(postgres\)/.test(stat)) continue;
-      const f = stat.replace(/^.*\) /s, '').split(' ');
-      total += (Number(f[11]) + Number(f[12])) / 100;
-    } catch {
-      // gone
-    }
+    const f = statFields(pid);
+    if (f && Number(f[1]) === postmaster) total += (Number(f[11]) + Number(f[12])) / 100;
   }
   return total;
+}
+
+/** The postmaster of the server behind `pool`: the parent of our backend. */
+async function postmasterOf(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query('SELECT pg_backend_pid() AS pid');
+  return Number(statFields(rows[0].pid as number)?.[1]);
 }
 
 function readdirPids(): string[] {
@@ -158,9 +174,9 @@ export interface HttpRun {
   cores: { replicas: number[]; postgres: number; client: number };
 }
 
-async function httpRun(urls: string[], pids: Array<number | undefined>, tokens: string[], seconds: number, connections: number): Promise<HttpRun> {
+async function httpRun(urls: string[], pids: Array<number | undefined>, tokens: string[], seconds: number, connections: number, postmaster: number): Promise<HttpRun> {
   const before = pids.map(cpuSeconds);
-  const pg0 = postgresCpuSeconds();
+  const pg0 = postgresCpuSeconds(postmaster);
   const me0 = process.cpuUsage();
   let k = 0;
   const r = await autocannon({
@@ -188,9 +204,29 @@ async function httpRun(urls: string[], pids: Array<number | undefined>, tokens: 
     errors: r.errors,
     cores: {
       replicas: pids.map((p, i) => round((cpuSeconds(p) - (before[i] as number)) / wall, 2)),
-      postgres: round((postgresCpuSeconds() - pg0) / wall, 2),
+      postgres: round((postgresCpuSeconds(postmaster) - pg0) / wall, 2),
       client: round((me.user + me.system) / 1e6 / wall, 2),
     },
+  };
+}
+
+/** The mean of several runs of one configuration (latencies: the mean of their percentiles). */
+function mergeRuns(runs: HttpRun[]): HttpRun & { rounds: HttpRun[] } {
+  const mean = (f: (r: HttpRun) => number) => round(runs.reduce((t, r) => t + f(r), 0) / runs.length, 2);
+  const first = runs[0] as HttpRun;
+  return {
+    replicas: first.replicas,
+    decisionsPerSec: Math.round(mean((r) => r.decisionsPerSec)),
+    p50Ms: mean((r) => r.p50Ms),
+    p99Ms: mean((r) => r.p99Ms),
+    non2xx: runs.reduce((t, r) => t + r.non2xx, 0),
+    errors: runs.reduce((t, r) => t + r.errors, 0),
+    cores: {
+      replicas: first.cores.replicas.map((_, i) => mean((r) => r.cores.replicas[i] as number)),
+      postgres: mean((r) => r.cores.postgres),
+      client: mean((r) => r.cores.client),
+    },
+    rounds: runs,
   };
 }
 
@@ -273,12 +309,19 @@ export async function runPostgresBench(url: string, o: { httpSeconds?: number; c
     const b = await startReplica(schema.url, rules, tokenEnv);
     try {
       const ts = tokens.map((t) => t.token);
+      const postmaster = await postmasterOf(pgStore.pool);
       log('  HTTP warm-up …');
-      await httpRun([a.url, b.url], [a.child.pid, b.child.pid], ts, 3, conns);
-      log(`  HTTP: one replica, ${secs} s …`);
-      const one = await httpRun([a.url], [a.child.pid], ts, secs, conns);
-      log(`  HTTP: two replicas, ${secs} s …`);
-      const two = await httpRun([a.url, b.url], [a.child.pid, b.child.pid], ts, secs, conns);
+      await httpRun([a.url, b.url], [a.child.pid, b.child.pid], ts, 3, conns, postmaster);
+      // Rounds in the order one, two, two, one, so that a machine getting busier or quieter affects both alike.
+      const ones: HttpRun[] = [];
+      const twos: HttpRun[] = [];
+      for (const n of [1, 2, 2, 1]) {
+        log(`  HTTP: ${n} replica(s), ${secs} s …`);
+        if (n === 1) ones.push(await httpRun([a.url], [a.child.pid], ts, secs, conns, postmaster));
+        else twos.push(await httpRun([a.url, b.url], [a.child.pid, b.child.pid], ts, secs, conns, postmaster));
+      }
+      const one = mergeRuns(ones);
+      const two = mergeRuns(twos);
       machine.loadAvgAtEnd = os.loadavg().map((x) => round(x, 2));
       await pgStore.close();
       return {
@@ -308,7 +351,7 @@ export function formatPostgresBench(r: PostgresBenchResult): string {
     `  ratio PostgreSQL/SQLite: p50 ${r.decide.ratioP50}×  p99 ${r.decide.ratioP99}×; same outcomes: ${r.decide.sameOutcomes}; ${JSON.stringify(r.decide.outcomes)}`,
     `  candidates statement inside PostgreSQL (EXPLAIN ANALYZE, ${r.candidatesInServerUs.n} calls): p50 ${r.candidatesInServerUs.p50} µs, p99 ${r.candidatesInServerUs.p99} µs`,
     `  target PostgreSQL p99 <= ${r.targets.postgresP99Us.target} µs: ${r.targets.postgresP99Us.met ? 'met' : 'NOT met'} (${r.targets.postgresP99Us.value} µs)`,
-    `HTTP POST /v1/decide, ${r.http.connections} connections, ${r.http.seconds} s each:`,
+    `HTTP POST /v1/decide, ${r.http.connections} connections, 2 rounds of ${r.http.seconds} s per configuration (means):`,
     http(r.http.one),
     http(r.http.two),
     `  two / one: ${r.http.twoOverOne}×`,
