@@ -15,6 +15,7 @@ export type { Store, OrgStore, MessageStore, HoldStore, Hold, NewHold, HoldQuery
 export { createMemoryStore } from './facts/memory/store.js';
 export { openSqliteStore } from './facts/sqlite/store.js';
 export { openPostgresStore, type PostgresStore, type PostgresOptions } from './facts/postgres/store.js';
+export { watchHoldChanges, HOLD_CHANNEL, type HoldChange, type HoldWatch } from './facts/postgres/listen.js';
 export { createPostgresAuditSink, type PostgresAuditSink } from './audit/postgres.js';
 export type {
   AuditSink,

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
 import { openPostgresStore, type PostgresStore } from '../../src/facts/postgres/store.js';
+import { watchHoldChanges, type HoldChange } from '../../src/facts/postgres/listen.js';
 import { DECISION_STATEMENTS, STORE_MIGRATIONS } from '../../src/facts/postgres/schema.js';
 import { freshSchemaUrl, havePostgres } from '../support/postgres.js';
 import { expectCode } from './contract.js';
@@ -93,6 +94,36 @@ describe.runIf(run)('postgres store', () => {
       const both = await Promise.allSettled([a!.putCrew({ id: `x${i}`, parent: `y${i}` }), b!.putCrew({ id: `y${i}`, parent: `x${i}` })]);
       expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     }
+    await Promise.all([a!.close(), b!.close()]);
+  });
+
+  it('announces every hold change from any replica at commit, and the listener reconnects by itself', async () => {
+    const url = await fresh();
+    const [a, b] = await Promise.all([openPostgresStore(url), openPostgresStore(url)]);
+    const seen: HoldChange[] = [];
+    const watch = watchHoldChanges(url, (c) => seen.push(c), () => {}, 100);
+    let reconnects = 0;
+    watch.onReconnect = () => { reconnects++; };
+    await watch.ready;
+    const until = async (n: number) => { for (let i = 0; i < 100 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 20)); };
+
+    const h = await a!.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops' });
+    await b!.postHoldMessage('W', 'plan', { thread: 'agent:W', author: 'W', authorKind: 'agent', kind: 'plan', body: 'p' });
+    await b!.endHold('W', { state: 'released', by: 'reviewer' });
+    await until(3);
+    expect(seen).toEqual([
+      { agent: 'W', holdId: h.id, state: 'active' },
+      { agent: 'W', holdId: h.id, state: 'active' },
+      { agent: 'W', holdId: h.id, state: 'released' },
+    ]);
+
+    await a!.pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'plangate-listen'");
+    for (let i = 0; i < 100 && reconnects === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(reconnects).toBe(1);
+    await b!.placeHold({ agent: 'V', kind: 'on_demand', placedBy: 'ops' });
+    await until(4);
+    expect(seen.slice(3).map((c) => [c.agent, c.state])).toEqual([['V', 'active']]);
+    await watch.close();
     await Promise.all([a!.close(), b!.close()]);
   });
 

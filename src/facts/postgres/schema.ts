@@ -69,6 +69,15 @@ export const STORE_MIGRATIONS: MigrationSet = {
     CREATE INDEX holds_by_agent ON holds(agent, id DESC);
     CREATE INDEX holds_active_by_id ON holds(id DESC) WHERE state = 'active';
 
+    -- Every change of a hold, from any replica, is announced at commit on the channel plangate_holds,
+    -- so that a replica keeping anything about holds in memory can bring it up to date at once.
+    CREATE FUNCTION plangate_notify_hold() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify('plangate_holds', json_build_object('agent', NEW.agent, 'holdId', NEW.id::text, 'state', NEW.state)::text);
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER holds_notify AFTER INSERT OR UPDATE ON holds FOR EACH ROW EXECUTE FUNCTION plangate_notify_hold();
+
     CREATE TABLE hold_messages (
       hold_id    bigint NOT NULL REFERENCES holds(id),
       message_id bigint NOT NULL REFERENCES messages(id),
