@@ -233,6 +233,7 @@ function mergeRuns(runs: HttpRun[]): HttpRun & { rounds: HttpRun[] } {
 export interface PostgresBenchResult {
   machine: { cpu: string; cores: number; node: string; loadAvgAtStart: number[]; loadAvgAtEnd: number[] };
   world: { agents: number; messages: number; seedSeconds: { sqlite: number; postgres: number } };
+  facts: { lookups: Summary; oneStatement: Summary };
   decide: { calls: number; sqlite: Summary; postgres: Summary; ratioP50: number; ratioP99: number; sameOutcomes: boolean; outcomes: Record<string, number> };
   /** The candidates statement's execution time inside PostgreSQL (EXPLAIN ANALYZE), µs. */
   candidatesInServerUs: { n: number; p50: number; p99: number };
@@ -278,9 +279,13 @@ export async function runPostgresBench(url: string, o: { httpSeconds?: number; c
     const outS: string[] = [];
     const outP: string[] = [];
     log('  decide() on SQLite and PostgreSQL, interleaved …');
+    const factsQuery = (c: Call) => ({ agent: c.agent, delegatedBy: c.delegatedBy ?? [], now: NOW, ...(c.runId !== undefined ? { runId: c.runId } : {}) });
     const samples = await interleave(CALLS, WARMUP, ROUNDS, {
       sqlite: async (i) => { outS[i] = outcome(await gs.decide(calls[i] as Call)); },
       postgres: async (i) => { outP[i] = outcome(await gp.decide(calls[i] as Call)); },
+      // The facts alone: lookup by lookup as the gate gathers them (two round trips), and in one statement.
+      factsLookups: (i) => gp.inputFor(calls[i] as Call),
+      factsOneStatement: (i) => pgStore.decisionFacts(factsQuery(calls[i] as Call)),
     });
     await sqlite.close();
     // What the database itself spends on a decision's candidates (EXPLAIN ANALYZE), apart from round trips and scheduling.
@@ -329,6 +334,7 @@ export async function runPostgresBench(url: string, o: { httpSeconds?: number; c
         world: { agents: AGENTS, messages: MESSAGES, seedSeconds: { sqlite: sqliteSeed, postgres: pgSeed } },
         decide: { calls: CALLS, sqlite: s, postgres: p, ratioP50: round(p.p50 / s.p50, 2), ratioP99: round(p.p99 / s.p99, 2), sameOutcomes: outS.every((x, i) => x === outP[i]), outcomes },
         candidatesInServerUs: serverUs,
+        facts: { lookups: summarize(samples.factsLookups), oneStatement: summarize(samples.factsOneStatement) },
         targets: { postgresP99Us: { target: TARGET_P99_US, value: p.p99, met: p.p99 <= TARGET_P99_US } },
         http: { seconds: secs, connections: conns, one, two, twoOverOne: round(two.decisionsPerSec / one.decisionsPerSec, 2) },
       };
@@ -349,6 +355,8 @@ export function formatPostgresBench(r: PostgresBenchResult): string {
     row('decide() SQLite', r.decide.sqlite),
     row('decide() PostgreSQL', r.decide.postgres),
     `  ratio PostgreSQL/SQLite: p50 ${r.decide.ratioP50}×  p99 ${r.decide.ratioP99}×; same outcomes: ${r.decide.sameOutcomes}; ${JSON.stringify(r.decide.outcomes)}`,
+    row('facts, lookups', r.facts.lookups),
+    row('facts, one statement', r.facts.oneStatement),
     `  candidates statement inside PostgreSQL (EXPLAIN ANALYZE, ${r.candidatesInServerUs.n} calls): p50 ${r.candidatesInServerUs.p50} µs, p99 ${r.candidatesInServerUs.p99} µs`,
     `  target PostgreSQL p99 <= ${r.targets.postgresP99Us.target} µs: ${r.targets.postgresP99Us.met ? 'met' : 'NOT met'} (${r.targets.postgresP99Us.value} µs)`,
     `HTTP POST /v1/decide, ${r.http.connections} connections, 2 rounds of ${r.http.seconds} s per configuration (means):`,

@@ -7,6 +7,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
+import { threadsToFetch } from '../../src/core/threads.js';
+import type { Lineage } from '../../src/core/types.js';
 import { openPostgresStore, type PostgresStore } from '../../src/facts/postgres/store.js';
 import { watchHoldChanges, type HoldChange } from '../../src/facts/postgres/listen.js';
 import { DECISION_STATEMENTS, STORE_MIGRATIONS } from '../../src/facts/postgres/schema.js';
@@ -149,6 +151,7 @@ describe.runIf(run)('postgres store', () => {
     afterAll(() => store.close());
 
     const params: Record<keyof typeof DECISION_STATEMENTS, unknown[]> = {
+      decisionFacts: [['a42', 'a7'], 150_000, 'r2', 5],
       candidates: [['a42', 'a42', 'a7'], ['agent:a42', 'org', 'crew:c1'], 150_000, 'r2', ['agent:a42', 'org'], 'a42', 5],
       agentLineage: ['a42'],
       activeHold: ['a42'],
@@ -171,6 +174,32 @@ describe.runIf(run)('postgres store', () => {
         }
       });
     }
+
+    it('reads the same facts in one statement as lineage, activeHold and candidates do one at a time', async () => {
+      await store.pool.query("UPDATE crews SET parent = 'c1' WHERE id IN ('c2', 'c3')");
+      await store.pool.query("UPDATE crews SET parent = 'c2' WHERE id = 'c4'");
+      await store.placeHold({ agent: 'a3', kind: 'on_demand', placedBy: 'ops', task: 't' });
+      for (let i = 0; i < 60; i++) {
+        const agent = `a${(i * 37) % 10_050}`; // some unknown to the org
+        const delegatedBy = i % 3 === 0 ? [`a${i + 1}`, `a${i + 2000}`] : [];
+        const q = { agent, delegatedBy, now: 100_000 + i * 1000, ...(i % 2 ? { runId: `r${i % 100}` } : {}), ...(i % 4 === 0 ? { context: 3 } : {}) };
+        const [one, hold, ...lineages] = await Promise.all([
+          store.decisionFacts(q),
+          store.activeHold(agent),
+          ...[agent, ...delegatedBy].map((id) => store.lineage(id)),
+        ]);
+        const [own, ...upstream] = lineages as Lineage[];
+        const plansBy = [own!, ...upstream].map((l) => ({ author: l.id, threads: threadsToFetch(l) }));
+        const messages = await store.candidates({
+          now: q.now, plansBy, ...(q.runId ? { runId: q.runId } : {}),
+          ...(q.context ? { context: { threads: threadsToFetch(own!), author: agent, perThread: q.context } } : {}),
+        });
+        expect(one).toEqual({ agent: own, upstream, messages, ...(hold ? { hold } : {}) });
+      }
+      expect((await store.decisionFacts({ agent: 'a3', delegatedBy: [], now: 1 })).hold?.task).toBe('t');
+      expect((await store.decisionFacts({ agent: 'a4', delegatedBy: [], now: 1 })).agent.crews).toEqual(['c5']);
+      expect((await store.decisionFacts({ agent: 'a3', delegatedBy: [], now: 1 })).agent.crews).toEqual(['c4', 'c2', 'c1']);
+    });
 
     it('answers a decision’s candidates from 200k messages in one statement', async () => {
       const facts = await store.candidates({ now: 150_000, runId: 'r2', plansBy: [{ author: 'a42', threads: ['agent:a42', 'org'] }] });

@@ -11,7 +11,7 @@ import { checkNewMessage } from '../validate.js';
 import { inTransaction, type Runner } from './pool.js';
 import { HOLD_SQL, SQL } from './schema.js';
 
-interface HoldRow {
+export interface HoldRow {
   id: number;
   agent: string;
   kind: Hold['kind'];
@@ -40,7 +40,7 @@ interface LinkRow {
   run_id: string | null;
 }
 
-function toHold(r: HoldRow): Hold {
+export function toHold(r: HoldRow): Hold {
   return {
     id: String(r.id),
     agent: r.agent,

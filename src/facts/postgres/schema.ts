@@ -242,8 +242,65 @@ export const RUN_SQL = {
     ORDER BY created_at DESC, seq DESC LIMIT $4`,
 } as const;
 
+/**
+ * Every fact of one decision in one statement (one round trip, one
+ * snapshot): `$1` the acting seat then its delegation chain, `$2` now, `$3`
+ * the run id or null, `$4` the context size per thread (0: none). The
+ * threads looked in are each seat's own, its crews' (nearest first) and the
+ * org's, as `threadsToFetch` plans them. Answers one JSON document.
+ */
+export const DECISION_FACTS_SQL = `
+  WITH RECURSIVE
+  seat AS (SELECT s.id, s.ord FROM unnest($1::text[]) WITH ORDINALITY AS s(id, ord)),
+  chain(ord, crew, parent, depth) AS (
+    SELECT seat.ord, c.id, c.parent, 1 FROM seat JOIN agents AS a ON a.id = seat.id JOIN crews AS c ON c.id = a.crew
+    UNION ALL
+    -- LATERAL: one primary-key lookup per step, as the chain is a handful of rows, never a scan of every crew.
+    SELECT chain.ord, c.id, c.parent, chain.depth + 1 FROM chain
+      CROSS JOIN LATERAL (SELECT id, parent FROM crews WHERE id = chain.parent LIMIT 1) AS c
+    WHERE chain.depth <= ${MAX_CREW_DEPTH}
+  ),
+  lineage AS (
+    SELECT seat.ord, seat.id,
+      coalesce(array_agg(chain.crew ORDER BY chain.depth) FILTER (WHERE chain.crew IS NOT NULL), '{}'::text[]) AS crews
+    FROM seat LEFT JOIN chain ON chain.ord = seat.ord GROUP BY seat.ord, seat.id
+  ),
+  pairs AS (
+    SELECT l.ord, l.id AS author, t.thread FROM lineage AS l
+    CROSS JOIN LATERAL (
+      SELECT 'agent:' || l.id AS thread
+      UNION ALL SELECT 'crew:' || c FROM unnest(l.crews) AS c
+      UNION ALL SELECT 'org'
+    ) AS t
+  ),
+  facts AS (
+    SELECT m.* FROM pairs AS p CROSS JOIN LATERAL (SELECT ${FACT_COLUMNS} FROM messages
+      WHERE author = p.author AND thread = p.thread AND kind = 'plan' AND author_kind = 'agent' AND at <= $2
+      ORDER BY at DESC, id DESC LIMIT 1) AS m
+    UNION ALL
+    SELECT m.* FROM pairs AS p CROSS JOIN LATERAL (SELECT ${FACT_COLUMNS} FROM messages
+      WHERE author = p.author AND thread = p.thread AND kind = 'plan' AND author_kind = 'agent'
+        AND run_id IS NOT NULL AND run_id = $3::text AND at <= $2
+      ORDER BY at DESC, id DESC LIMIT 1) AS m
+    UNION ALL
+    SELECT m.* FROM pairs AS p CROSS JOIN LATERAL (SELECT ${FACT_COLUMNS} FROM messages
+      WHERE thread = p.thread AND at <= $2
+      ORDER BY at DESC, id DESC LIMIT $4) AS m
+    WHERE p.ord = 1
+    UNION ALL
+    (SELECT ${FACT_COLUMNS} FROM messages
+      WHERE author = ($1::text[])[1] AND author_kind = 'agent' AND at <= $2
+      ORDER BY at DESC, id DESC LIMIT $4)
+  )
+  SELECT json_build_object(
+    'lineages', (SELECT json_agg(json_build_object('id', id, 'crews', crews) ORDER BY ord) FROM lineage),
+    'hold', (SELECT row_to_json(h) FROM (SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ($1::text[])[1] AND state = 'active') AS h),
+    'messages', (SELECT coalesce(json_agg(f), '[]'::json) FROM facts AS f)
+  ) AS facts`;
+
 /** The statements each decision runs: each must use an index, never a sequential scan of a table. */
 export const DECISION_STATEMENTS = {
+  decisionFacts: DECISION_FACTS_SQL,
   candidates: SQL.candidates,
   agentLineage: SQL.agentLineage,
   activeHold: HOLD_SQL.activeHold,

@@ -15,7 +15,7 @@ import type pg from 'pg';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import { migrate } from '../../core/migrations.js';
 import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
-import type { Agent, CandidateQuery, Crew, DelegationStore, RunStore, Store } from '../port.js';
+import type { Agent, CandidateQuery, Crew, DelegationStore, Hold, RunStore, Store } from '../port.js';
 import {
   checkAgent,
   checkCandidateQuery,
@@ -26,13 +26,35 @@ import {
   dedupeNewestFirst,
   MAX_CREW_DEPTH,
 } from '../validate.js';
-import { createPostgresHolds } from './holds.js';
+import { createPostgresHolds, toHold, type HoldRow } from './holds.js';
 import { createPool, inTransaction, POSTGRES_URL, redactUrl, storeFailure, type PostgresOptions } from './pool.js';
 import { createPostgresRuns } from './runs.js';
-import { SQL, STORE_MIGRATIONS } from './schema.js';
+import { DECISION_FACTS_SQL, SQL, STORE_MIGRATIONS } from './schema.js';
+
+/** What one decision needs: the acting seat, its delegation chain (nearest manager first), the time, the run, the context size. */
+export interface DecisionFactsQuery {
+  agent: string;
+  delegatedBy: string[];
+  now: number;
+  runId?: string;
+  context?: number;
+}
+
+/** One decision's facts, read as one snapshot. */
+export interface DecisionFacts {
+  agent: Lineage;
+  upstream: Lineage[];
+  hold?: Hold;
+  messages: MessageFact[];
+}
 
 /** A PostgreSQL store: the whole port, plus its pool (shared with the PostgreSQL audit sink). */
 export interface PostgresStore extends Store, RunStore, DelegationStore {
+  /**
+   * Every fact of one decision in one statement: one round trip instead of
+   * lineage and hold, then candidates. The same facts as those lookups.
+   */
+  decisionFacts(query: DecisionFactsQuery): Promise<DecisionFacts>;
   readonly pool: pg.Pool;
   /** The database URL with its password redacted. */
   readonly where: string;
@@ -200,6 +222,30 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
         // Named: prepared once per connection, not parsed and planned again on every decision.
         const { rows } = await pool.query<FactRow>({ name: 'plangate_candidates', text: SQL.candidates, values: candidateParams(q) });
         return dedupeNewestFirst(rows.map(toFactRow));
+      }),
+
+    decisionFacts: (q) =>
+      run('decisionFacts', async () => {
+        const seats = [q.agent, ...q.delegatedBy];
+        const context = q.context ?? 0;
+        checkCandidateQuery({ now: q.now, ...(q.runId !== undefined ? { runId: q.runId } : {}), plansBy: [], ...(context > 0 ? { context: { threads: [], author: q.agent, perThread: context } } : {}) });
+        const { rows } = await pool.query<{ facts: { lineages: Array<{ id: string; crews: string[] }>; hold: HoldRow | null; messages: FactRow[] } }>({
+          name: 'plangate_decision_facts',
+          text: DECISION_FACTS_SQL,
+          values: [seats, q.now, q.runId ?? null, context],
+        });
+        const facts = rows[0]?.facts;
+        if (!facts) throw new Error('the decision facts statement answered no row');
+        const lineages = facts.lineages.map((l): Lineage => {
+          if (l.crews.length > MAX_CREW_DEPTH) {
+            throw new PlangateError(ErrorCode.StoreFailure, `postgres store: the crew chain of ${l.id} is deeper than ${MAX_CREW_DEPTH}`);
+          }
+          return { id: l.id, known: l.crews.length > 0, crews: l.crews };
+        });
+        const [agent, ...upstream] = lineages;
+        if (!agent) throw new Error('the decision facts statement answered no lineage');
+        const messages = dedupeNewestFirst(facts.messages.map(toFactRow));
+        return facts.hold ? { agent, upstream, hold: toHold(facts.hold), messages } : { agent, upstream, messages };
       }),
 
     listThread: (thread, limit) =>
