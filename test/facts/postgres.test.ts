@@ -161,8 +161,19 @@ describe.runIf(run)('postgres store', () => {
 
     for (const [name, text] of Object.entries(DECISION_STATEMENTS)) {
       it(`${name} uses indexes only${name === 'candidates' ? ', each messages scan under a LIMIT' : ''}`, async () => {
-        const { rows } = await store.pool.query(`EXPLAIN (FORMAT JSON) ${text}`, params[name as keyof typeof DECISION_STATEMENTS]);
-        const plan = (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
+        // The plan the driver runs: prepared, generic (the pool sets plan_cache_mode = force_generic_plan).
+        const c = await store.pool.connect();
+        let plan: PlanNode;
+        try {
+          await c.query(`PREPARE explained AS ${text}`);
+          const values = params[name as keyof typeof DECISION_STATEMENTS].map((v) => c.escapeLiteral(Array.isArray(v) ? `{${v.map((x) => `"${x}"`).join(',')}}` : String(v)));
+          const { rows } = await c.query(`EXPLAIN (FORMAT JSON) EXECUTE explained(${values.join(', ')})`);
+          plan = (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
+          expect(JSON.stringify(rows[0]['QUERY PLAN']), 'a generic plan keeps its parameters').toMatch(/\$\d/);
+        } finally {
+          await c.query('DEALLOCATE explained').catch(() => {});
+          c.release();
+        }
         const found = scans(plan);
         expect(found.length).toBeGreaterThan(0);
         for (const { node, underLimit } of found) {

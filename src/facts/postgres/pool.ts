@@ -69,6 +69,12 @@ export function createPool(url: string, options: PostgresOptions = {}): pg.Pool 
     types,
   });
   const onIdleError = options.onIdleError ?? ((e: Error) => void process.stderr.write(`plangate: postgres connection lost: ${e.message}\n`));
+  // Plan the prepared decision statements once per connection, not on every call: their plans do not
+  // depend on the values (equality lookups and small LIMITs on indexes; the EXPLAIN test checks the
+  // generic plans). Set per connection, so that a URL's own `options` stay as they are.
+  pool.on('connect', (client) => {
+    client.query('SET plan_cache_mode = force_generic_plan').catch(() => {});
+  });
   // Without a listener an idle connection's error (the server restarting) would crash the process.
   pool.on('error', onIdleError);
   return pool;

@@ -4,8 +4,8 @@
  * Validation is shared with every driver (../runs.ts).
  */
 import type pg from 'pg';
-import type { Delegation, Run } from '../../core/types.js';
 import type { DelegationStore, RunStore } from '../port.js';
+import { toDelegation, toRun, type DelegationRow, type RunRow } from '../rows.js';
 import {
   checkDelegationsTo,
   checkNewDelegation,
@@ -21,38 +21,6 @@ import {
 } from '../runs.js';
 import { inTransaction, type Runner } from './pool.js';
 import { RUN_SQL } from './schema.js';
-
-interface RunRow {
-  id: string;
-  seat: string;
-  delegation_id: string | null;
-  started_at: number;
-  expires_at: number;
-  ended_at: number | null;
-  started_by: string;
-  ended_by: string | null;
-}
-
-interface DelegationRow {
-  id: string;
-  manager: string;
-  worker: string;
-  run_id: string | null;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-  created_by: string;
-}
-
-const toRun = (r: RunRow): Run => ({
-  id: r.id, seat: r.seat, delegationId: r.delegation_id, startedAt: r.started_at, expiresAt: r.expires_at,
-  endedAt: r.ended_at, startedBy: r.started_by, endedBy: r.ended_by,
-});
-
-const toDelegation = (r: DelegationRow): Delegation => ({
-  id: r.id, manager: r.manager, worker: r.worker, runId: r.run_id, createdAt: r.created_at,
-  expiresAt: r.expires_at, revokedAt: r.revoked_at, createdBy: r.created_by,
-});
 
 /** The run and delegation halves of a PostgreSQL store. */
 export function createPostgresRuns(pool: pg.Pool, run: Runner): RunStore & DelegationStore {

@@ -26,7 +26,8 @@ import {
   dedupeNewestFirst,
   MAX_CREW_DEPTH,
 } from '../validate.js';
-import { createPostgresHolds, toHold, type HoldRow } from './holds.js';
+import { toHold, type HoldRow } from '../rows.js';
+import { createPostgresHolds } from './holds.js';
 import { createPool, inTransaction, POSTGRES_URL, redactUrl, storeFailure, type PostgresOptions } from './pool.js';
 import { createPostgresRuns } from './runs.js';
 import { DECISION_FACTS_SQL, SQL, STORE_MIGRATIONS } from './schema.js';
