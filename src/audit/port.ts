@@ -4,6 +4,9 @@
  */
 import type { Mode, ScopeKind, ToolClass } from '../core/types.js';
 import type { PlanningAuditEvent } from './planning.js';
+import type { ClaimRefused } from './trust.js';
+
+export type { ClaimRefused, ClaimKind } from './trust.js';
 
 export type {
   HoldPlaced,
@@ -52,7 +55,7 @@ export interface PlanRequiredBlocked {
 }
 
 /** Every audit event; discriminated by `type`. More event types join this union later. */
-export type AuditEvent = PlanRequiredBlocked | PlanningAuditEvent;
+export type AuditEvent = PlanRequiredBlocked | PlanningAuditEvent | ClaimRefused;
 
 /** The `type` of every audit event. */
 export type AuditEventType = AuditEvent['type'];

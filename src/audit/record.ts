@@ -5,6 +5,7 @@
  */
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { toPlanningRecord } from './planning.js';
+import { toTrustRecord } from './trust.js';
 import type { AuditEvent } from './port.js';
 
 /**
@@ -34,6 +35,8 @@ export function toAuditRecord(event: AuditEvent): AuditEvent {
         ...(event.shadow === true ? { shadow: true as const } : {}),
       };
     }
+    case 'ClaimRefused':
+      return toTrustRecord(event);
     default:
       // The planning gate's and the read guard's events; it throws on an unknown type.
       return toPlanningRecord(event);

@@ -36,6 +36,12 @@ export const ErrorCode = {
   AlreadyHeld: 'already_held',
   /** A plan, push-back, release or unblock named an agent that is not held. */
   NotHeld: 'not_held',
+  /**
+   * A claim beyond the caller's own seat that the record does not back: a
+   * delegation not on record, a thread the seat does not speak in, a kind
+   * that belongs to the reviewer. Refused (and audited), never believed.
+   */
+  ClaimRefused: 'claim_refused',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -6,16 +6,18 @@
 import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
 import type { Call, Decision, EffectiveSettings, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
-import type { AuditEvent, AuditSink, PlanRequiredBlocked } from '../audit/port.js';
+import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanRequiredBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
-import type { HoldStore, MessageStore, OrgStore } from '../facts/port.js';
+import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
 import { decideWithFacts, planningRefusalEvent, refusalError } from './refusals.js';
+import { createRuns, type Delegations, type Runs } from './runs.js';
+import { checkAgentPost } from './posting.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */
@@ -41,6 +43,14 @@ export interface GateOptions {
 export interface DecideOptions {
   /** Also consider recent non-plan messages, so the decision's candidates explain more. */
   explain?: boolean;
+  /**
+   * What to do with a claimed delegation the record does not back.
+   * `count_recorded` (the default): the chain stops at the first unrecorded
+   * link, and `decision.delegation.unrecorded` names it. `refuse`: the call
+   * is refused with `claim_refused` (a `ClaimRefused` audit event, no
+   * decision) — what the HTTP adapter does for an agent's token.
+   */
+  unrecordedClaims?: 'count_recorded' | 'refuse';
 }
 
 /** The plan-required gate. */
@@ -53,8 +63,15 @@ export interface Gate {
    * read guard) and never invokes `effect`.
    */
   guard<T>(call: Call, effect: () => T | Promise<T>): Promise<T>;
-  /** Posts a message (a plan, a note, …). Posting is never an effect. */
+  /** Posts a message (a plan, a note, …) as the host: trusted as given. Posting is never an effect. */
   say(message: NewMessage): Promise<StoredMessage>;
+  /**
+   * Posts a message an agent sent with its own credential (`author` is its
+   * seat): only into a thread it speaks in and never a reviewer's or the
+   * system's kind; otherwise fails with `claim_refused` (audited as
+   * `ClaimRefused`) and stores nothing.
+   */
+  sayAsAgent(message: Omit<NewMessage, 'authorKind' | 'at'>): Promise<StoredMessage>;
   /** The plan-required settings in force for an agent, with where each came from. */
   settingsFor(agent: string): Promise<EffectiveSettings>;
   /** The policy input a call would be decided on (for debugging). */
@@ -63,9 +80,13 @@ export interface Gate {
    * Decides a call for a person asking why, with recent context messages and
    * the facts used. Not an attempt: nothing is audited.
    */
-  explain(call: Call): Promise<{ decision: Decision; input: PolicyInput }>;
+  explain(call: Call, options?: Pick<DecideOptions, 'unrecordedClaims'>): Promise<{ decision: Decision; input: PolicyInput }>;
   /** Planning holds: place, the reviewer channel (submitPlan), push back, release, unblock, list. */
   holds: Holds;
+  /** Runs, started and ended by the host (or the CLI, an operator, an orchestrator), never by the agent. */
+  runs: Runs;
+  /** Delegations, recorded by the manager, the host, the CLI or an operator. */
+  delegations: Delegations;
 }
 
 /** Messages of context per thread fetched for explanations. */
@@ -108,6 +129,19 @@ export function createGate(options: GateOptions): Gate {
     }
   }
 
+  /** Refuses a decision whose claimed chain the record does not back, when asked to (audited, no bodies). */
+  async function refuseUnrecorded(input: PolicyInput, decision: Decision, opts: DecideOptions): Promise<void> {
+    const unrecorded = decision.delegation?.unrecorded;
+    if (opts.unrecordedClaims !== 'refuse' || unrecorded === undefined) return;
+    await audit(claimRefusedEvent(input, 'delegation', input.call.delegatedBy, unrecorded));
+    const chain = input.call.delegatedBy;
+    const worker = chain[chain.indexOf(unrecorded) - 1] ?? input.agent.id;
+    throw new PlangateError(
+      ErrorCode.ClaimRefused,
+      `the claimed delegation by ${unrecorded} to ${worker} is not on record, or no longer live for this run; a delegation is recorded by the manager's own token, the host, the CLI or an operator`,
+    );
+  }
+
   async function decide(call: Call, opts: DecideOptions = {}): Promise<Decision> {
     let input: PolicyInput;
     try {
@@ -122,6 +156,7 @@ export function createGate(options: GateOptions): Gate {
       return failed;
     }
     const decision = await decideWithFacts(current(), input, readBase);
+    await refuseUnrecorded(input, decision, opts);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
     if (!decision.allowed || decision.shadow === true) await record(input, decision);
     options.onDecision?.(decision);
@@ -131,9 +166,11 @@ export function createGate(options: GateOptions): Gate {
   return {
     decide,
     inputFor,
-    async explain(call) {
+    async explain(call, opts = {}) {
       const input = await inputFor(call, { explain: true });
-      return { decision: await decideWithFacts(current(), input, readBase), input };
+      const decision = await decideWithFacts(current(), input, readBase);
+      await refuseUnrecorded(input, decision, opts);
+      return { decision, input };
     },
     async guard<T>(call: Call, effect: () => T | Promise<T>): Promise<T> {
       const decision = await decide(call);
@@ -141,11 +178,26 @@ export function createGate(options: GateOptions): Gate {
       return effect();
     },
     say: (message) => options.store.postMessage(message),
+    async sayAsAgent(message) {
+      const now = clock();
+      const seat = await options.store.lineage(checkCall({ agent: message.author, tool: 'x' }, now).agent);
+      await checkAgentPost(seat, message.thread, message.kind, now, message.runId, audit);
+      return options.store.postMessage({ ...message, authorKind: 'agent', at: now });
+    },
     holds: createHolds({ store: options.store, evaluator: current, clock, audit }),
+    ...createRuns(options.store, clock),
     async settingsFor(agent) {
       const seat = await options.store.lineage(checkCall({ agent, tool: 'x' }, 0).agent);
       return current().effective(seat);
     },
+  };
+}
+
+/** The audit record of a refused claim. Never a body. */
+export function claimRefusedEvent(input: PolicyInput, claim: ClaimKind, claimed: string[], refused: string): ClaimRefused {
+  return {
+    type: 'ClaimRefused', time: new Date(input.now).toISOString(), agent: input.agent.id, claim, claimed, refused,
+    tool: input.call.tool, runId: input.call.runId ?? null,
   };
 }
 

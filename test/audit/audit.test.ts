@@ -52,6 +52,16 @@ describe('toAuditRecord', () => {
     expect(JSON.stringify(r)).not.toMatch(/body|SECRET/);
   });
 
+  it('keeps exactly the declared fields of a ClaimRefused, copying the claim', () => {
+    const claim = {
+      type: 'ClaimRefused', time: '2026-11-29T12:00:00.000Z', agent: '0xW', claim: 'delegation',
+      claimed: ['0xM'], refused: '0xM', tool: 'github.merge_pull_request', runId: null,
+    } as const;
+    const r = toAuditRecord({ ...claim, claimed: [...claim.claimed], body: 'secret', token: 't' } as unknown as AuditEvent);
+    expect(r).toEqual(claim);
+    expect(JSON.stringify(r)).not.toContain('secret');
+  });
+
   it('refuses an unknown event type', () => {
     expect(() => toAuditRecord({ type: 'Nope' } as unknown as AuditEvent)).toThrowError(PlangateError);
     try {

@@ -19,15 +19,22 @@ import { clearPlanRule, setPlanRule, type RuleScope } from '../../src/rules/edit
 import { loadRules } from '../../src/rules/load.js';
 
 interface MessageSpec { thread: string; as?: string; human?: string; kind: string; ago: string; run?: string }
+/** A run the host recorded: started `ago`, lasting `lasts` (default 24h), ended `endedAgo` ago when set. */
+interface RunSpec { id: string; seat: string; ago: string; lasts?: string; endedAgo?: string }
+/** A recorded delegation: made `ago` (default 1h), for `run` or any run, expiring `expiresIn` from now (negative: `expiredAgo`). */
+interface DelegationSpec { manager: string; worker: string; ago?: string; run?: string; expiredAgo?: string; revoked?: boolean }
 interface Expect {
   allowed: boolean; code?: string; gated?: boolean; mode?: string; modeScope?: string;
-  windowMin?: number; via?: string; planAuthor?: string;
+  windowMin?: number; via?: string; planAuthor?: string; runStatus?: string; chain?: string[]; unrecorded?: string;
 }
 interface Step {
   note?: string;
   set?: { workspace?: boolean; crew?: string; agent?: string; mode: PlanRule['mode']; windowMin?: number; acceptUpstream?: boolean };
   clear?: { workspace?: boolean; crew?: string; agent?: string };
   say?: MessageSpec;
+  run?: RunSpec;
+  endRun?: string;
+  delegate?: DelegationSpec;
   decide?: { agent: string; tool: string; run?: string; delegatedBy?: string[] };
   expect?: Expect;
 }
@@ -37,6 +44,8 @@ interface Case {
   rules: Record<string, string>;
   org: { crews: Record<string, string | null>; agents: Record<string, string> };
   messages?: MessageSpec[];
+  runs?: RunSpec[];
+  delegations?: DelegationSpec[];
   steps: Step[];
 }
 
@@ -66,6 +75,22 @@ async function post(store: Store, m: MessageSpec, now: number): Promise<void> {
   });
 }
 
+async function startRun(store: Store, r: RunSpec, now: number): Promise<void> {
+  const startedAt = now - ago(r.ago);
+  await store.startRun({ id: String(r.id), seat: String(r.seat), startedBy: 'conformance', startedAt, expiresAt: startedAt + ago(r.lasts ?? '24h') });
+  if (r.endedAgo !== undefined) await store.endRun(String(r.id), { by: 'conformance', at: now - ago(r.endedAgo) });
+}
+
+async function delegate(store: Store, d: DelegationSpec, now: number): Promise<void> {
+  const createdAt = now - ago(d.ago ?? '1h');
+  const rec = await store.delegate({
+    manager: String(d.manager), worker: String(d.worker), createdBy: 'conformance', createdAt,
+    ...(d.run !== undefined ? { runId: String(d.run) } : {}),
+    ...(d.expiredAgo !== undefined ? { expiresAt: now - ago(d.expiredAgo) } : {}),
+  });
+  if (d.revoked) await store.revokeDelegation(rec.id, now - 1);
+}
+
 async function run(c: Case, store: Store): Promise<void> {
   const now = Date.parse(c.now);
   const dir = mkdtempSync(join(tmpdir(), 'plangate-conformance-'));
@@ -79,6 +104,8 @@ async function run(c: Case, store: Store): Promise<void> {
   }
   for (const [id, crew] of Object.entries(c.org.agents)) await store.putAgent({ id: String(id), crew: String(crew) });
   for (const m of c.messages ?? []) await post(store, m, now);
+  for (const r of c.runs ?? []) await startRun(store, r, now);
+  for (const d of c.delegations ?? []) await delegate(store, d, now);
 
   for (const [i, step] of c.steps.entries()) {
     const where = `step ${i + 1}${step.note ? ` (${step.note})` : ''}`;
@@ -88,6 +115,9 @@ async function run(c: Case, store: Store): Promise<void> {
     }
     if (step.clear) await clearPlanRule(dir, scopeOf(step.clear));
     if (step.say) await post(store, step.say, now);
+    if (step.run) await startRun(store, step.run, now);
+    if (step.endRun !== undefined) await store.endRun(String(step.endRun), { by: 'conformance', at: now });
+    if (step.delegate) await delegate(store, step.delegate, now);
     if (step.decide) {
       const rules = await loadRules(dir);
       const engine = await Engine.load({ data: rules.data, rulesRevision: rules.revision });
@@ -109,7 +139,15 @@ async function run(c: Case, store: Store): Promise<void> {
       if ('windowMin' in e) got.windowMin = d.settings.windowMin.value;
       if ('via' in e) got.via = d.plan?.via;
       if ('planAuthor' in e) got.planAuthor = d.plan?.author;
-      expect(got, where).toEqual({ ...e, ...(e.planAuthor !== undefined ? { planAuthor: String(e.planAuthor) } : {}) });
+      if ('runStatus' in e) got.runStatus = d.run?.status;
+      if ('chain' in e) got.chain = d.delegation?.chain;
+      if ('unrecorded' in e) got.unrecorded = d.delegation?.unrecorded;
+      expect(got, where).toEqual({
+        ...e,
+        ...(e.planAuthor !== undefined ? { planAuthor: String(e.planAuthor) } : {}),
+        ...(e.chain !== undefined ? { chain: e.chain.map(String) } : {}),
+        ...(e.unrecorded !== undefined ? { unrecorded: String(e.unrecorded) } : {}),
+      });
     }
   }
 }

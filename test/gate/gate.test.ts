@@ -30,6 +30,7 @@ describe.each(['memory', 'sqlite'] as const)('gate with the %s store', (storeKin
   it('says stale when the only plan is older than the window, and counts it for the same run', async () => {
     const w = await makeWorld(sideEffects, { store: storeKind });
     await seedOrg(w.store);
+    await w.store.startRun({ id: 'run-1', seat: '0xWORKER', startedBy: 'host', startedAt: w.now - 60 * MIN, expiresAt: w.now + 60 * MIN });
     await w.gate.say({ thread: 'agent:0xWORKER', author: '0xWORKER', authorKind: 'agent', kind: 'plan', body: 'deploy', at: w.now - 45 * MIN, runId: 'run-1' });
     const stale = await w.gate.decide({ agent: '0xWORKER', tool: 'deploy.run' });
     expect(stale.code).toBe('plan_required:deploy.run:stale');
@@ -37,8 +38,29 @@ describe.each(['memory', 'sqlite'] as const)('gate with the %s store', (storeKin
     const sameRun = await w.gate.decide({ agent: '0xWORKER', tool: 'deploy.run', runId: 'run-1' });
     expect(sameRun.allowed).toBe(true);
     expect(sameRun.plan?.via).toBe('same_run');
+    expect(sameRun.run).toEqual({ id: 'run-1', status: 'open' });
     const otherRun = await w.gate.decide({ agent: '0xWORKER', tool: 'deploy.run', runId: 'run-2' });
     expect(otherRun.code).toBe('plan_required:deploy.run:stale');
+    expect(otherRun.run).toEqual({ id: 'run-2', status: 'unknown' });
+    // Once the run is ended its tagged plan is just an old plan.
+    await w.gate.runs.end('run-1', { by: 'host' });
+    const ended = await w.gate.decide({ agent: '0xWORKER', tool: 'deploy.run', runId: 'run-1' });
+    expect(ended).toMatchObject({ allowed: false, code: 'plan_required:deploy.run:stale', run: { id: 'run-1', status: 'ended' } });
+  });
+
+  it('counts a run tagged plan only for the run\'s own seat, and only when posted since the run started', async () => {
+    const w = await makeWorld(sideEffects, { store: storeKind });
+    await seedOrg(w.store);
+    await w.store.startRun({ id: 'ops-run', seat: '0xOPS', startedBy: 'host', startedAt: w.now - 60 * MIN, expiresAt: w.now + 60 * MIN });
+    await w.gate.say({ thread: 'agent:0xWORKER', author: '0xWORKER', authorKind: 'agent', kind: 'plan', body: 'x', at: w.now - 45 * MIN, runId: 'ops-run' });
+    const foreign = await w.gate.decide({ agent: '0xWORKER', tool: 'deploy.run', runId: 'ops-run' });
+    expect(foreign).toMatchObject({ allowed: false, run: { id: 'ops-run', status: 'foreign' } });
+
+    const run = await w.gate.runs.start({ seat: '0xWORKER', by: 'host' });
+    await w.gate.say({ thread: 'agent:0xWORKER', author: '0xWORKER', authorKind: 'agent', kind: 'plan', body: 'y', at: w.now - 45 * MIN, runId: run.id });
+    const early = await w.gate.decide({ agent: '0xWORKER', tool: 'deploy.run', runId: run.id });
+    expect(early).toMatchObject({ allowed: false, run: { id: run.id, status: 'open' } });
+    expect(run.expiresAt - run.startedAt).toBe(24 * 60 * MIN);
   });
 
   it('never gates reads or say, in any mode', async () => {
@@ -77,13 +99,42 @@ describe.each(['memory', 'sqlite'] as const)('gate with the %s store', (storeKin
     const w = await makeWorld(data, { store: storeKind });
     await seedOrg(w.store);
     await w.gate.say({ thread: 'crew:desk', author: '0xMGR', authorKind: 'agent', kind: 'plan', body: 'rebalance', at: w.now - MIN });
+    // Not on record yet: the claim does not count, and the decision says so.
+    const claimed = await w.gate.decide({ agent: '0xWORKER', tool: 'desk.rebalance', delegatedBy: ['0xMGR'] });
+    expect(claimed).toMatchObject({ allowed: false, delegation: { claimed: ['0xMGR'], chain: [], unrecorded: '0xMGR' } });
+    expect(claimed.message).toContain('The claimed delegation by 0xMGR is not on record');
+    await w.gate.delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: 'host' });
+    await w.gate.delegations.record({ manager: '0xMGR', worker: '0xOPS', by: 'host' });
     const delegated = await w.gate.decide({ agent: '0xWORKER', tool: 'desk.rebalance', delegatedBy: ['0xMGR'] });
     expect(delegated.allowed).toBe(true);
     expect(delegated.plan?.author).toBe('0xMGR');
+    expect(delegated.delegation).toEqual({ claimed: ['0xMGR'], chain: ['0xMGR'] });
     // 0xOPS has no acceptUpstream: the manager's plan does not count for it.
     const ops = await w.gate.decide({ agent: '0xOPS', tool: 'desk.rebalance', delegatedBy: ['0xMGR'] });
     expect(ops.allowed).toBe(false);
     expect(ops.candidates.find((c) => c.author === '0xMGR')?.reasons).toEqual(['upstream_not_accepted']);
+  });
+
+  it('refuses an unrecorded claim with claim_refused when asked to, auditing ClaimRefused and nothing else', async () => {
+    const w = await makeWorld(sideEffects, { store: storeKind });
+    await seedOrg(w.store);
+    const call = { agent: '0xWORKER', tool: 'desk.rebalance', delegatedBy: ['0xMGR'], runId: 'r1' };
+    const err = await w.gate.decide(call, { unrecordedClaims: 'refuse' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PlangateError);
+    expect((err as PlangateError).code).toBe(ErrorCode.ClaimRefused);
+    expect(w.audit.events).toEqual([{
+      type: 'ClaimRefused', time: new Date(w.now).toISOString(), agent: '0xWORKER', claim: 'delegation',
+      claimed: ['0xMGR'], refused: '0xMGR', tool: 'desk.rebalance', runId: 'r1',
+    }]);
+    // A delegation for another run, an expired one and a revoked one are not live either.
+    await w.gate.delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: 'host', runId: 'r2' });
+    const revoked = await w.gate.delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: 'host' });
+    await w.gate.delegations.revoke(revoked.id);
+    await w.store.delegate({ manager: '0xMGR', worker: '0xWORKER', createdBy: 'host', createdAt: w.now - 10 * MIN, expiresAt: w.now });
+    await expect(w.gate.decide(call, { unrecordedClaims: 'refuse' })).rejects.toMatchObject({ code: ErrorCode.ClaimRefused });
+    await w.gate.delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: 'host', runId: 'r1' });
+    const d = await w.gate.decide(call, { unrecordedClaims: 'refuse' });
+    expect(d.delegation).toEqual({ claimed: ['0xMGR'], chain: ['0xMGR'] });
   });
 
   it('guard runs the effect only when allowed and audits each refused attempt without bodies', async () => {

@@ -64,6 +64,18 @@ describe('tokens', () => {
     }
   });
 
+  it('has reviewer and orchestrator tokens, from a file or the environment, bound to no seat', () => {
+    const reviewer = 'reviewer-secret-0123456789';
+    const orchestrator = 'orchestrator-secret-0123456789';
+    const tokens = createTokenSet(parseTokenEnv(`reviewer=${reviewer},orchestrator=${orchestrator}`));
+    expect(tokens.authenticate(`Bearer ${reviewer}`)).toEqual({ role: 'reviewer', name: 'reviewer' });
+    expect(tokens.authenticate(`Bearer ${orchestrator}`)).toEqual({ role: 'orchestrator', name: 'orchestrator' });
+    expect(() => createTokenSet([{ role: 'reviewer', seat: '0xW', token: reviewer }])).toThrowError(/only an agent token is bound to a seat/);
+    const file = parseTokenFile(JSON.stringify({ tokens: [{ role: 'orchestrator', name: 'ci', sha256: hashToken(orchestrator) }] }), 't.json');
+    expect(createTokenSet(file).authenticate(`Bearer ${orchestrator}`)).toEqual({ role: 'orchestrator', name: 'ci' });
+    expect(() => parseTokenFile(JSON.stringify({ tokens: [{ role: 'admin', token: reviewer }] }), 't.json')).toThrowError(PlangateError);
+  });
+
   it('reads PLANGATE_TOKENS as ROLE=TOKEN and agent:SEAT=TOKEN entries (a seat may contain ":")', () => {
     expect(parseTokenEnv(`operator=${OPS}, agent:0xW:2=${WORKER}\npolicy=${WORKER}==`)).toEqual([
       { role: 'operator', token: OPS },

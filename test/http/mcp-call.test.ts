@@ -62,6 +62,7 @@ describe('POST /mcp/call', () => {
   });
 
   it('409 plan_required:<tool>:stale when the only plan is older than the window; the same run still counts', async () => {
+    await s.pg.store.startRun({ id: 'run-7', seat: '0xWORKER', startedBy: 'host', startedAt: Date.now() - 60 * 60_000, expiresAt: Date.now() + 60 * 60_000 });
     await s.pg.gate.say({ thread: 'agent:0xWORKER', author: '0xWORKER', authorKind: 'agent', kind: 'plan', body: 'create the issue', runId: 'run-7', at: Date.now() - 45 * 60_000 });
     const r = await mcp(TOKENS.worker, { name: 'github.create_issue', arguments: { title: 't' } });
     expect(r.status).toBe(409);
@@ -92,6 +93,14 @@ describe('POST /mcp/call', () => {
     const alone = await mcp(TOKENS.worker, { name: 'wallet.propose_spend' });
     expect(alone.status).toBe(409);
     expect(alone.json.code).toBe('plan_required:wallet.propose_spend:stale');
+    // Claimed but not on record: refused, and nothing reaches the executor.
+    const claimed = await mcp(TOKENS.worker, { name: 'wallet.propose_spend', delegatedBy: ['0xMGR'] });
+    expect(claimed.status).toBe(403);
+    expect(claimed.json.error.code).toBe('claim_refused');
+    expect(s.upstream.received).toHaveLength(0);
+    // The manager records the delegation with its own token; now it counts.
+    const recorded = await call(s.url, 'POST', '/v1/delegations', { token: TOKENS.mgr, json: { worker: '0xWORKER' } });
+    expect(recorded.status).toBe(201);
     const delegated = await mcp(TOKENS.worker, { name: 'wallet.propose_spend', delegatedBy: ['0xMGR'] });
     expect(delegated.status).toBe(200);
     expect(s.upstream.received).toHaveLength(1);

@@ -107,6 +107,8 @@ export interface ServeOptions {
   prepare?: (rulesDir: string) => void;
   executors?: (upstream: string) => ExecutorsConfig;
   app?: Partial<HttpAppOptions>;
+  /** The host's clock (epoch ms), e.g. one a test moves forward. */
+  clock?: () => number;
 }
 
 /** Serves plangate on the example rules on 127.0.0.1 (a free port). */
@@ -116,7 +118,10 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
   cpSync(EXAMPLES, rules, { recursive: true });
   options.prepare?.(rules);
   const auditFile = join(dir, 'audit.jsonl');
-  const pg = await openPlangate({ rules, store: join(dir, 'store.db'), audit: auditFile, env: options.env ?? {}, log: () => {} });
+  const pg = await openPlangate({
+    rules, store: join(dir, 'store.db'), audit: auditFile, env: options.env ?? {}, log: () => {},
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const upstream = await startUpstream();
   const executors = createExecutors(options.executors?.(upstream.url) ?? {
     timeoutMs: 2000,

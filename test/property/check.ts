@@ -51,6 +51,10 @@ interface Projection {
   settings: Record<'mode' | 'windowMin' | 'acceptUpstream' | 'enforce', Setting>;
   /** `ok` when an allowed gated call names a plan the model also counts, with a consistent `via`. */
   plan: string | undefined;
+  /** The run's status, when the call names a run. */
+  runStatus: string | undefined;
+  /** The recorded chain and the first unrecorded claim, when the call claims one. */
+  delegation: { chain: string[]; unrecorded: string | undefined } | undefined;
 }
 
 function expected(m: ModelDecision): Projection {
@@ -64,7 +68,13 @@ function expected(m: ModelDecision): Projection {
     class: m.class,
     settings: settings(m.settings),
     plan: m.allowed && m.gated && !m.shadow ? 'ok' : undefined,
+    runStatus: m.runStatus,
+    delegation: undefined,
   };
+}
+
+function expectedFor(m: ModelDecision, call: ModelCall): Projection {
+  return { ...expected(m), delegation: (call.delegatedBy ?? []).length > 0 ? { chain: m.chain, unrecorded: m.unrecorded } : undefined };
 }
 
 function planCheck(d: Decision, m: ModelDecision): string {
@@ -88,6 +98,8 @@ function observed(d: Decision, m: ModelDecision): Projection {
     class: d.class,
     settings: settings(d.settings),
     plan: d.allowed && d.gated && d.shadow !== true ? planCheck(d, m) : undefined,
+    runStatus: d.run?.status,
+    delegation: d.delegation ? { chain: d.delegation.chain, unrecorded: d.delegation.unrecorded } : undefined,
   };
 }
 
@@ -141,7 +153,7 @@ export async function checkScenario(s: Scenario, store: Store, tally?: Tally): P
   const audit = createMemoryAuditSink();
   const gate = createGate({ engine, store, audit, clock: () => NOW });
   const model = referenceDecide(world, s.call);
-  const want = expected(model);
+  const want = expectedFor(model, s.call);
   if (tally) count(tally, s, model, world);
 
   const call = { ...s.call, at: NOW };

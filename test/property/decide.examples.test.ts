@@ -63,9 +63,18 @@ const plan = (author: string, thread: string, ageMs: number, extra: Partial<Scen
 
 const WORKER_CALL: ModelCall = { agent: '0xWORKER', tool: 'gh.merge' };
 
-function scenario(messages: ScenarioMessage[], call: ModelCall = WORKER_CALL, r: RulesData = rules()): Scenario {
-  return { ...ORG, rules: r, messages, call };
+function scenario(
+  messages: ScenarioMessage[], call: ModelCall = WORKER_CALL, r: RulesData = rules(),
+  facts: Pick<Scenario, 'runs' | 'delegations'> = {},
+): Scenario {
+  return { ...ORG, rules: r, messages, call, ...facts };
 }
+
+const H = 60 * MIN;
+/** The worker's run-7, started 10 hours ago and open. */
+const RUN_7 = { runs: [{ id: 'run-7', seat: '0xWORKER', startAgeMs: 10 * H, lastsMs: 24 * H }] };
+/** 0xMGR's delegation to 0xWORKER, recorded an hour ago, for any run. */
+const MGR_TO_WORKER = { delegations: [{ manager: '0xMGR', worker: '0xWORKER', ageMs: H }] };
 
 interface Want {
   allowed: boolean;
@@ -139,11 +148,29 @@ describe('freshness', () => {
 });
 
 describe('same run', () => {
-  it('a plan tagged with the call\'s run counts however old', async () => {
+  it('a plan tagged with the call\'s open run counts however old, if posted since the run started', async () => {
     await expectDecision(
-      scenario([plan('0xWORKER', 'agent:0xWORKER', 1_000_000_000_000, { runId: 'run-7' })], { ...WORKER_CALL, runId: 'run-7' }),
+      scenario([plan('0xWORKER', 'agent:0xWORKER', 9 * H, { runId: 'run-7' })], { ...WORKER_CALL, runId: 'run-7' }, rules(), RUN_7),
       { allowed: true },
     );
+    await expectDecision(
+      scenario([plan('0xWORKER', 'agent:0xWORKER', 11 * H, { runId: 'run-7' })], { ...WORKER_CALL, runId: 'run-7' }, rules(), RUN_7),
+      { allowed: false, reason: 'stale' },
+    );
+  });
+
+  it('an old run id nobody started, another seat\'s run, an ended or an expired run do not count', async () => {
+    const old = [plan('0xWORKER', 'agent:0xWORKER', 2 * H, { runId: 'run-7' })];
+    const call = { ...WORKER_CALL, runId: 'run-7' };
+    const runWith = (over: Record<string, unknown>) => ({ runs: [{ ...RUN_7.runs[0]!, ...over }] });
+    await expectDecision(scenario(old, call), { allowed: false, reason: 'stale' });
+    await expectDecision(scenario(old, call, rules(), runWith({ seat: '0xPEER' })), { allowed: false, reason: 'stale' });
+    await expectDecision(scenario(old, call, rules(), runWith({ endedAgeMs: MIN })), { allowed: false, reason: 'stale' });
+    await expectDecision(scenario(old, call, rules(), runWith({ lastsMs: 5 * H })), { allowed: false, reason: 'stale' });
+    await expectDecision(scenario(old, call, rules(), runWith({ startAgeMs: 25 * H, lastsMs: 72 * H })), { allowed: false, reason: 'stale' });
+    // The rules may allow a longer run.
+    const long = { ...rules(), runs: { maxMinutes: 48 * 60, source: 'rules/runs.yaml:2:3' } };
+    await expectDecision(scenario(old, call, long, runWith({ startAgeMs: 25 * H, lastsMs: 72 * H })), { allowed: true });
   });
 
   it('a plan of another run is only stale', async () => {
@@ -158,6 +185,8 @@ describe('same run', () => {
       scenario(
         [plan('0xWORKER', 'crew:eng', 500 * MIN, { runId: 'run-7' }), plan('0xWORKER', 'crew:eng', 40 * MIN)],
         { ...WORKER_CALL, runId: 'run-7' },
+        rules(),
+        RUN_7,
       ),
       { allowed: true },
     );
@@ -229,8 +258,19 @@ describe('delegation', () => {
   const upstream = (accept: boolean): RulesData => rules({ workspace: rule({ mode: 'side_effects', acceptUpstream: accept }) });
   const delegated: ModelCall = { ...WORKER_CALL, delegatedBy: ['0xMGR'] };
 
-  it('with acceptUpstream, a manager\'s plan where the manager speaks counts', async () => {
-    await expectDecision(scenario([plan('0xMGR', 'crew:api', MIN)], delegated, upstream(true)), { allowed: true });
+  it('with acceptUpstream, a manager\'s plan where the manager speaks counts, once the delegation is on record', async () => {
+    await expectDecision(scenario([plan('0xMGR', 'crew:api', MIN)], delegated, upstream(true), MGR_TO_WORKER), { allowed: true });
+    await expectDecision(scenario([plan('0xMGR', 'crew:api', MIN)], delegated, upstream(true)), { allowed: false, reason: 'none' });
+  });
+
+  it('an expired, revoked, later or other-run delegation does not count', async () => {
+    const m = [plan('0xMGR', 'crew:api', MIN)];
+    const d = (over: Record<string, unknown>) => ({ delegations: [{ ...MGR_TO_WORKER.delegations[0]!, ...over }] });
+    await expectDecision(scenario(m, delegated, upstream(true), d({ expiresInMs: 0 })), { allowed: false, reason: 'none' });
+    await expectDecision(scenario(m, delegated, upstream(true), d({ revoked: true })), { allowed: false, reason: 'none' });
+    await expectDecision(scenario(m, delegated, upstream(true), d({ ageMs: -MIN })), { allowed: false, reason: 'none' });
+    await expectDecision(scenario(m, delegated, upstream(true), d({ runId: 'run-7' })), { allowed: false, reason: 'none' });
+    await expectDecision(scenario(m, { ...delegated, runId: 'run-7' }, upstream(true), d({ runId: 'run-7' })), { allowed: true });
   });
 
   it('without acceptUpstream, it does not, and an old one is "none", not "stale"', async () => {
@@ -247,7 +287,7 @@ describe('delegation', () => {
       workspace: rule({ mode: 'side_effects', acceptUpstream: true }),
       agents: { '0xWORKER': rule({ mode: 'side_effects', windowMin: 5 }), '0xMGR': rule({ mode: 'side_effects', windowMin: 120 }) },
     });
-    await expectDecision(scenario([plan('0xMGR', 'agent:0xMGR', 10 * MIN)], delegated, r), { allowed: false, reason: 'stale' });
+    await expectDecision(scenario([plan('0xMGR', 'agent:0xMGR', 10 * MIN)], delegated, r, MGR_TO_WORKER), { allowed: false, reason: 'stale' });
   });
 
   it('a manager outside the delegation chain does not count', async () => {

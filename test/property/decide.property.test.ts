@@ -47,6 +47,7 @@ describe('plan-required decisions match the reference model', () => {
       }),
       { numRuns: MEMORY_RUNS, ...SEED },
     );
+    if (process.env.PLANGATE_PROPERTY_TALLY) console.log(tally);
     assertCoverage(tally, MEMORY_RUNS);
   });
 

@@ -1,7 +1,8 @@
 /**
  * An independent reference model of plan-required mode, written from
- * DESIGN.md ("Plan-required mode") and nothing else: not from the Rego,
- * not from the gate, not from the stores.
+ * DESIGN.md ("Plan-required mode", "Trust model") and the README's runs and
+ * delegations, and nothing else: not from the Rego, not from the gate, not
+ * from the stores.
  *
  * It is deliberately plain and slow. It sees every message in the world
  * (no candidate narrowing), so comparing it with the real gate checks both
@@ -30,6 +31,25 @@ export interface ModelMessage {
   runId?: string;
 }
 
+/** A run as the host recorded it (epoch ms). */
+export interface ModelRun {
+  id: string;
+  seat: string;
+  startedAt: number;
+  expiresAt: number;
+  endedAt: number | null;
+}
+
+/** A delegation as recorded: manager → worker, for one run or any (null). */
+export interface ModelDelegation {
+  manager: string;
+  worker: string;
+  runId: string | null;
+  createdAt: number;
+  expiresAt: number | null;
+  revoked: boolean;
+}
+
 /** Everything the decision may depend on. */
 export interface World {
   /** Decision time, epoch milliseconds. */
@@ -39,6 +59,10 @@ export interface World {
   rules: RulesData;
   /** Every message ever posted. */
   messages: ModelMessage[];
+  /** Every run ever started. */
+  runs: ModelRun[];
+  /** Every delegation ever recorded. */
+  delegations: ModelDelegation[];
 }
 
 export interface ModelCall {
@@ -69,7 +93,14 @@ export interface ModelVerdict {
   sameRun: boolean;
 }
 
+export type ModelRunStatus = 'open' | 'unknown' | 'foreign' | 'ended' | 'expired' | 'not_started';
+
 export interface ModelDecision {
+  /** What the record says of the call's run, when it names one. */
+  runStatus?: ModelRunStatus;
+  /** The recorded part of the claimed delegation chain, and the first claimed manager not on record. */
+  chain: string[];
+  unrecorded?: string;
   allowed: boolean;
   /** Shadow mode: the rule in force does not enforce and the call would have been refused. */
   shadow: boolean;
@@ -209,6 +240,45 @@ export function isGated(mode: Mode, cls: ToolClass): boolean {
 }
 
 // ---------------------------------------------------------------------------
+// Runs and delegations: counted only as recorded
+
+/** The longest a run stays open: the rules' runs.maxMinutes, 24 hours by default. */
+export function maxRunMs(rules: RulesData): number {
+  return (rules.runs?.maxMinutes ?? 24 * 60) * 60_000;
+}
+
+/** A recorded delegation counts at `now` unless revoked, expired or not yet made, and only for its run (or any run when it names none). */
+function liveDelegation(world: World, manager: string, worker: string, runId: string | undefined): boolean {
+  return world.delegations.some((d) => d.manager === manager && d.worker === worker && !d.revoked
+    && d.createdAt <= world.now && (d.expiresAt === null || d.expiresAt > world.now)
+    && (d.runId === null || d.runId === runId));
+}
+
+/** The claimed chain up to (not including) its first link that is not on record. */
+export function recordedChain(world: World, call: ModelCall): { chain: string[]; unrecorded?: string } {
+  const claimed = call.delegatedBy ?? [];
+  const chain: string[] = [];
+  let worker = call.agent;
+  for (const manager of claimed) {
+    if (!liveDelegation(world, manager, worker, call.runId)) return { chain, unrecorded: manager };
+    chain.push(manager);
+    worker = manager;
+  }
+  return { chain };
+}
+
+/** What the record says of the call's run: open only for the seat or its recorded chain, started, not ended, within its bounds. */
+export function runStatus(world: World, call: ModelCall, chain: string[]): { status: ModelRunStatus; run?: ModelRun } {
+  const run = world.runs.find((r) => r.id === call.runId);
+  if (!run) return { status: 'unknown' };
+  if (run.seat !== call.agent && !chain.includes(run.seat)) return { status: 'foreign', run };
+  if (run.endedAt !== null && run.endedAt <= world.now) return { status: 'ended', run };
+  if (run.startedAt > world.now) return { status: 'not_started', run };
+  if (world.now >= Math.min(run.expiresAt, run.startedAt + maxRunMs(world.rules))) return { status: 'expired', run };
+  return { status: 'open', run };
+}
+
+// ---------------------------------------------------------------------------
 // The decision
 
 export function referenceDecide(world: World, call: ModelCall): ModelDecision {
@@ -218,10 +288,14 @@ export function referenceDecide(world: World, call: ModelCall): ModelDecision {
   const mode = settings.mode.value;
   const gated = isGated(mode, cls);
   const windowMs = settings.windowMin.value * 60_000;
+  const { chain, unrecorded } = recordedChain(world, call);
   const upstream = settings.acceptUpstream.value
-    ? new Set((call.delegatedBy ?? []).filter((a) => a !== call.agent))
+    ? new Set(chain.filter((a) => a !== call.agent))
     : new Set<string>();
-  const sameRunId = typeof call.runId === 'string' && call.runId !== '' ? call.runId : undefined;
+  const hasRun = typeof call.runId === 'string' && call.runId !== '';
+  const run = hasRun ? runStatus(world, call, chain) : undefined;
+  // The same-run exception: the call's run is open, and the plan was tagged with it since it started.
+  const openRun = run?.status === 'open' ? run.run : undefined;
 
   const verdicts: ModelVerdict[] = world.messages.map((m) => {
     const isPlan = m.kind === 'plan';
@@ -230,7 +304,7 @@ export function referenceDecide(world: World, call: ModelCall): ModelDecision {
     const threadOk = speaksIn(world, m.author).has(m.thread);
     const notFuture = m.at <= now;
     const fresh = now - m.at < windowMs;
-    const sameRun = sameRunId !== undefined && m.runId === sameRunId;
+    const sameRun = openRun !== undefined && m.runId === openRun.id && m.at >= openRun.startedAt;
     const allButFreshness = isPlan && byAgent && authorOk && threadOk && notFuture;
     return {
       id: m.id,
@@ -242,7 +316,11 @@ export function referenceDecide(world: World, call: ModelCall): ModelDecision {
   });
   const counting = verdicts.filter((v) => v.counts).map((v) => v.id);
 
-  const base = { mode, gated, class: cls, settings, counting, verdicts };
+  const base = {
+    mode, gated, class: cls, settings, counting, verdicts, chain,
+    ...(unrecorded !== undefined ? { unrecorded } : {}),
+    ...(run ? { runStatus: run.status } : {}),
+  };
   if (!gated || counting.length > 0) return { allowed: true, shadow: false, ...base };
   const reason = verdicts.some((v) => v.staleOnly) ? 'stale' : 'none';
   // A rule that does not enforce lets a would-be refusal through, saying what it would have been.

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { AuthorKind, Mode, RulesData, SourcedPlanRule, ToolClass, ToolPattern } from '../../src/core/types.js';
 import type { Store } from '../../src/facts/port.js';
-import type { ModelCall, ModelMessage, World } from './reference-model.js';
+import type { ModelCall, ModelDelegation, ModelMessage, ModelRun, World } from './reference-model.js';
 
 /** Decision time used by every scenario (2026-01-01T00:00:00Z). */
 export const NOW = 1_767_225_600_000;
@@ -47,10 +47,32 @@ export interface ScenarioMessage {
   runId?: string;
 }
 
+/** A run the host started `startAgeMs` before NOW (negative: later), lasting `lastsMs`, ended `endedAgeMs` before NOW when set. */
+export interface ScenarioRun {
+  id: string;
+  seat: string;
+  startAgeMs: number;
+  lastsMs: number;
+  endedAgeMs?: number;
+}
+
+/** A delegation recorded `ageMs` before NOW, expiring `expiresInMs` after NOW when set (negative: already). */
+export interface ScenarioDelegation {
+  manager: string;
+  worker: string;
+  runId?: string;
+  ageMs: number;
+  expiresInMs?: number;
+  revoked?: boolean;
+}
+
 export interface Scenario extends Org {
   rules: RulesData;
   /** Posted in this order (ids ascend). */
   messages: ScenarioMessage[];
+  /** Runs and delegations on record (absent: none). */
+  runs?: ScenarioRun[];
+  delegations?: ScenarioDelegation[];
   call: ModelCall;
 }
 
@@ -270,7 +292,10 @@ function messageArb(
         authorKind: fc.oneof({ arbitrary: fc.constant<AuthorKind>('agent'), weight: 6 }, { arbitrary: fc.constant<AuthorKind>('human'), weight: 1 }),
         kind: fc.oneof({ arbitrary: fc.constant('plan'), weight: 6 }, { arbitrary: fc.constantFrom('note', 'status-update'), weight: 1 }),
         ageMs: ageArb,
-        runId: fc.constantFrom(...RUN_IDS),
+        // Tagged with the call's run more often than with another.
+        runId: call.runId !== undefined
+          ? fc.oneof({ arbitrary: fc.constant(call.runId), weight: 3 }, { arbitrary: fc.constantFrom(...RUN_IDS), weight: 1 })
+          : fc.constantFrom(...RUN_IDS),
       },
       { requiredKeys: ['thread', 'author', 'authorKind', 'kind', 'ageMs'] },
     ),
@@ -291,6 +316,68 @@ function callArb(org: Org): fc.Arbitrary<ModelCall> {
   );
 }
 
+const H = 60 * MIN;
+
+/** At most one recorded run per run id, belonging to the caller, its claimed chain or anyone. */
+function runsArb(org: Org, call: ModelCall): fc.Arbitrary<ScenarioRun[]> {
+  const seats = [call.agent, ...(call.delegatedBy ?? []), ...org.agents.map((a) => a.id)];
+  const one = (id: string): fc.Arbitrary<ScenarioRun | null> => fc.oneof(
+    // Often the caller's plain open run, started a few hours ago.
+    { arbitrary: fc.integer({ min: 3 * H, max: 20 * H }).map((startAgeMs) => ({ id, seat: call.agent, startAgeMs, lastsMs: 24 * H })), weight: 2 },
+    { arbitrary: randomRun(id), weight: 2 },
+    { arbitrary: fc.constant(null), weight: 1 },
+  );
+  const randomRun = (id: string): fc.Arbitrary<ScenarioRun> => (
+    fc.record(
+      {
+        id: fc.constant(id),
+        seat: fc.oneof({ arbitrary: fc.constant(call.agent), weight: 4 }, { arbitrary: fc.constantFrom(...seats), weight: 2 }),
+        startAgeMs: fc.oneof(
+          { arbitrary: fc.constantFrom(-5 * MIN, 0, 10 * MIN, 3 * H, 23 * H, 25 * H, 50 * H), weight: 1 },
+          { arbitrary: fc.integer({ min: 3 * H, max: 23 * H }), weight: 2 },
+          { arbitrary: fc.integer({ min: -10 * MIN, max: 30 * H }), weight: 1 },
+        ),
+        lastsMs: fc.oneof({ arbitrary: fc.constantFrom(1, H, 4 * H), weight: 1 }, { arbitrary: fc.constantFrom(24 * H, 72 * H), weight: 3 }),
+        // Mostly not ended.
+        endedAgeMs: fc.option(fc.constantFrom(-5 * MIN, 0, 5 * MIN, 2 * H), { nil: undefined, freq: 4 }),
+      },
+      { requiredKeys: ['id', 'seat', 'startAgeMs', 'lastsMs', 'endedAgeMs'] },
+    ) as fc.Arbitrary<ScenarioRun>
+  );
+  return fc.tuple(...RUN_IDS.map(one)).map((rs) => rs.filter((r): r is ScenarioRun => r !== null));
+}
+
+/** Delegations for the claimed links (live, expired, revoked, for a run, made later), plus a few between anyone. */
+function delegationsArb(org: Org, call: ModelCall): fc.Arbitrary<ScenarioDelegation[]> {
+  const claimed = call.delegatedBy ?? [];
+  const workers = [call.agent, ...claimed.slice(0, -1)];
+  const ids = [...org.agents.map((a) => a.id), org.ghost];
+  // Mostly live: each way of not being live (another run, made later, expired, revoked) now and then.
+  const rarely = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined, freq: 5 });
+  const shape = {
+    runId: rarely(fc.constantFrom(...RUN_IDS)),
+    ageMs: fc.oneof({ arbitrary: fc.constantFrom(0, 1, H, 48 * H), weight: 5 }, { arbitrary: fc.constant(-5 * MIN), weight: 1 }),
+    expiresInMs: rarely(fc.constantFrom(-MIN, 0, 1, H)),
+    revoked: fc.oneof({ arbitrary: fc.constant(false), weight: 6 }, { arbitrary: fc.constant(true), weight: 1 }),
+  };
+  const link = (manager: string, worker: string): fc.Arbitrary<ScenarioDelegation | null> => fc.oneof(
+    { arbitrary: fc.constant({ manager, worker, ageMs: H }), weight: 6 },
+    { arbitrary: fc.record({ manager: fc.constant(manager), worker: fc.constant(worker), ...shape }), weight: 2 },
+    { arbitrary: fc.constant(null), weight: 1 },
+  );
+  // A seat cannot delegate to itself: such a claimed link is never on record.
+  const links = fc.tuple(...claimed.map((m, i) => (m === workers[i] ? fc.constant(null) : link(m, workers[i] as string))));
+  const others = fc.array(
+    fc.record({ manager: fc.constantFrom(...ids), worker: fc.constantFrom(...ids), ...shape })
+      .filter((d) => d.manager !== d.worker),
+    { maxLength: 2 },
+  );
+  return fc.tuple(links, others).map(([ls, os]) => [...ls.filter((d): d is ScenarioDelegation => d !== null), ...os]);
+}
+
+/** Sometimes a maximum run length in the rules. */
+const runsRuleArb = fc.option(fc.constantFrom(60, 600, 1440, 2880), { nil: undefined, freq: 2 });
+
 /**
  * Random scenarios. `loose` also leaves out fields the types require but
  * the spec gives a meaning when unset (a rule's `mode`, `tools.default`).
@@ -302,9 +389,17 @@ export function scenarioArbitrary(options: { loose?: boolean } = {}): fc.Arbitra
       fc.record({ planRequired: planRequiredArb(org, loose), tools: toolsArb(loose) }).chain((rules) =>
         callArb(org).chain((call) =>
           fc
-            .constantFrom(...AUTHOR_PROFILES)
-            .chain((profile) => fc.array(messageArb(org, rules, call, profile), { maxLength: 25 }))
-            .map((messages): Scenario => ({ ...org, rules, messages, call })),
+            .record({
+              profile: fc.constantFrom(...AUTHOR_PROFILES),
+              runs: runsArb(org, call),
+              delegations: delegationsArb(org, call),
+              maxMinutes: runsRuleArb,
+            })
+            .chain(({ profile, runs, delegations, maxMinutes }) => {
+              const withRuns: RulesData = maxMinutes === undefined ? rules : { ...rules, runs: { maxMinutes, source: 'rules/runs.yaml:2:3' } };
+              return fc.array(messageArb(org, withRuns, call, profile), { maxLength: 25 })
+                .map((messages): Scenario => ({ ...org, rules: withRuns, messages, runs, delegations, call }));
+            }),
         ),
       ),
     )
@@ -341,7 +436,28 @@ export async function loadScenario(store: Store, s: Scenario): Promise<World> {
       ...(m.runId !== undefined ? { runId: m.runId } : {}),
     });
   }
-  return { now: NOW, crews: s.crews, agents: s.agents, rules: s.rules, messages };
+  const runs: ModelRun[] = [];
+  for (const r of s.runs ?? []) {
+    const startedAt = NOW - r.startAgeMs;
+    const run = await store.startRun({ id: r.id, seat: r.seat, startedBy: 'host', startedAt, expiresAt: startedAt + r.lastsMs });
+    // A run cannot end before it started.
+    const endedAt = r.endedAgeMs === undefined || r.endedAgeMs === null ? null : Math.max(startedAt, NOW - r.endedAgeMs);
+    if (endedAt !== null) await store.endRun(run.id, { by: 'host', at: endedAt });
+    runs.push({ id: r.id, seat: r.seat, startedAt, expiresAt: startedAt + r.lastsMs, endedAt });
+  }
+  const delegations: ModelDelegation[] = [];
+  for (const d of s.delegations ?? []) {
+    const createdAt = NOW - d.ageMs;
+    // An expiry must come after the delegation was made.
+    const expiresAt = d.expiresInMs === undefined ? null : Math.max(createdAt + 1, NOW + d.expiresInMs);
+    const rec = await store.delegate({
+      manager: d.manager, worker: d.worker, createdBy: 'host', createdAt,
+      ...(d.runId !== undefined ? { runId: d.runId } : {}), ...(expiresAt !== null ? { expiresAt } : {}),
+    });
+    if (d.revoked) await store.revokeDelegation(rec.id, NOW - 1);
+    delegations.push({ manager: d.manager, worker: d.worker, runId: d.runId ?? null, createdAt, expiresAt, revoked: d.revoked === true });
+  }
+  return { now: NOW, crews: s.crews, agents: s.agents, rules: s.rules, messages, runs, delegations };
 }
 
 // ---------------------------------------------------------------------------

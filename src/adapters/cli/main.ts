@@ -12,6 +12,7 @@ import { registerDecide } from './commands/decide.js';
 import { registerHolds } from './commands/holds.js';
 import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
+import { registerRuns } from './commands/runs.js';
 import { registerSay } from './commands/say.js';
 import { registerServe } from './commands/serve.js';
 
@@ -54,6 +55,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerSay(program, ctx);
   registerDecide(program, ctx);
   registerHolds(program, ctx);
+  registerRuns(program, ctx);
   registerCompile(program, ctx);
   registerBlueprint(program, ctx);
   registerServe(program, ctx);

@@ -44,3 +44,13 @@ export function parseAt(value: string | undefined): number | string | undefined 
   if (value === undefined) return undefined;
   return /^\d+$/.test(value) ? Number(value) : value;
 }
+
+/**
+ * Who is acting, when `--by` is not given: $PLANGATE_USER, else $USER, else `fallback`.
+ *
+ * @example
+ * actor(io, undefined, 'operator') // 'ops-alice' with PLANGATE_USER=ops-alice
+ */
+export function actor(io: Io, by: string | undefined, fallback: string): string {
+  return by ?? io.env['PLANGATE_USER'] ?? io.env['USER'] ?? fallback;
+}

@@ -11,6 +11,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
+import type { DecideOptions } from '../../gate/gate.js';
 import type { Principal, TokenSet } from './auth.js';
 import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
 import { errorAnswer, HttpCode, HttpError, STATUS } from './errors.js';
@@ -24,6 +25,7 @@ import { registerOpsRoutes } from './routes/ops.js';
 import { registerOrgRoutes } from './routes/org.js';
 import { registerRulesRoutes } from './routes/rules.js';
 import { registerSayRoutes } from './routes/say.js';
+import { registerRunRoutes } from './routes/runs.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
 import { checkSchema } from './schemas.js';
 
@@ -39,6 +41,7 @@ export const DEFAULT_ROUTES: ReadonlyArray<RouteModule<HttpDeps>> = [
   registerOrgRoutes,
   registerRulesRoutes,
   registerOpaRoutes,
+  registerRunRoutes,
 ];
 
 export interface HttpAppOptions {
@@ -136,10 +139,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     executors: options.executors,
     status,
     metrics,
-    decide: async (call: Call): Promise<Decision> => {
+    decide: async (call: Call, decideOptions?: DecideOptions): Promise<Decision> => {
       const t0 = process.hrtime.bigint();
       try {
-        const decision = await options.gate.decide(call);
+        const decision = await options.gate.decide(call, decideOptions);
         metrics.observeDecision(decision, Number(process.hrtime.bigint() - t0) / 1e9);
         return decision;
       } catch (error) {

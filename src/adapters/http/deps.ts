@@ -3,7 +3,7 @@
  * options; `plangate.ts` builds the options from an opened plangate.
  */
 import type { Call, Decision, PlanRule, RulesData } from '../../core/types.js';
-import type { Gate } from '../../gate/gate.js';
+import type { DecideOptions, Gate } from '../../gate/gate.js';
 import type { OrgStore } from '../../facts/port.js';
 import type { RuleScope, EditResult } from '../../rules/edit.js';
 import type { RuntimeStatus } from '../../main/status.js';
@@ -11,7 +11,7 @@ import type { Executors } from './executors.js';
 import type { Metrics } from './metrics.js';
 
 /** The gate methods the routes use. */
-export type HttpGate = Pick<Gate, 'decide' | 'explain' | 'say' | 'settingsFor' | 'holds'>;
+export type HttpGate = Pick<Gate, 'decide' | 'explain' | 'say' | 'sayAsAgent' | 'settingsFor' | 'holds' | 'runs' | 'delegations'>;
 
 /** The org methods the routes use. */
 export type HttpOrg = Pick<OrgStore, 'putCrew' | 'putAgent' | 'listCrews' | 'listAgents' | 'lineage'>;
@@ -60,5 +60,5 @@ export interface HttpDeps {
   status(): RuntimeStatus;
   metrics: Metrics;
   /** `gate.decide`, timed and counted in the metrics. */
-  decide(call: Call): Promise<Decision>;
+  decide(call: Call, options?: DecideOptions): Promise<Decision>;
 }

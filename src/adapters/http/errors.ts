@@ -45,6 +45,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [HttpCode.Unauthorized]: 401,
   [HttpCode.Forbidden]: 403,
   [HttpCode.SeatMismatch]: 403,
+  [ErrorCode.ClaimRefused]: 403,
   [ErrorCode.NotFound]: 404,
   [HttpCode.RouteNotFound]: 404,
   [HttpCode.NoExecutor]: 404,

@@ -4,7 +4,7 @@
  * refusal kind (plan-required, planning hold, read guard) is a 409: the
  * caller may act, it is missing a step.
  */
-import type { Check, Decision, Mode, ScopeKind, ToolClass } from '../../core/types.js';
+import type { Check, Decision, Mode, RunStatus, ScopeKind, ToolClass } from '../../core/types.js';
 import { refusalCode } from '../../core/errors.js';
 
 /** HTTP status of a refused call: the caller may act, it is missing a step. */
@@ -26,6 +26,8 @@ export interface RefusalBody {
   mode: Mode;
   /** The plan-required rule the mode comes from. */
   rule: { scope: ScopeKind | 'default'; id?: string; source?: string };
+  /** When the call names a run: what the record says of it (only an `open` run lets an old tagged plan count). */
+  run?: { id: string; status: RunStatus };
 }
 
 /**
@@ -52,5 +54,6 @@ export function refusalBody(decision: Decision): RefusalBody {
       ...(mode.id !== undefined ? { id: mode.id } : {}),
       ...(mode.source !== undefined ? { source: mode.source } : {}),
     },
+    ...(decision.run ? { run: decision.run } : {}),
   };
 }

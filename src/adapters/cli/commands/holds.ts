@@ -6,14 +6,10 @@
 import type { Command } from 'commander';
 import type { Hold } from '../../../facts/port.js';
 import { EXIT } from '../exit.js';
-import { json, type Io } from '../io.js';
+import { json } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { withPlangate } from '../shared.js';
+import { actor, withPlangate } from '../shared.js';
 
-/** Who is acting, when `--by` is not given: $PLANGATE_USER, else $USER, else "operator". */
-function actor(io: Io, by: string | undefined): string {
-  return by ?? io.env['PLANGATE_USER'] ?? io.env['USER'] ?? 'operator';
-}
 
 const at = (ms: number | null): string => (ms === null ? '?' : new Date(ms).toISOString());
 
@@ -41,7 +37,7 @@ export function registerHolds(program: Command, { io, wrap }: CommandContext): v
     .action(wrap(async (agent: string, opts: { task?: string; reviewer?: boolean; by?: string; json?: boolean }, cmd: Command) =>
       withPlangate(cmd, io, async (pg) => {
         const hold = await pg.gate.holds.place(agent, {
-          by: actor(io, opts.by),
+          by: actor(io, opts.by, 'operator'),
           kind: opts.reviewer ? 'reviewer' : 'on_demand',
           ...(opts.task !== undefined ? { task: opts.task } : {}),
         });
@@ -59,7 +55,7 @@ export function registerHolds(program: Command, { io, wrap }: CommandContext): v
       .option('--json', 'print the hold as JSON')
       .action(wrap(async (agent: string, opts: { by?: string; json?: boolean }, cmd: Command) =>
         withPlangate(cmd, io, async (pg) => {
-          const by = actor(io, opts.by);
+          const by = actor(io, opts.by, 'operator');
           const hold = state === 'released' ? await pg.gate.holds.release(agent, { by }) : await pg.gate.holds.unblock(agent, { by });
           io.out(opts.json ? json(hold) : holdLine(hold));
           return EXIT.ok;
@@ -108,7 +104,7 @@ export function registerHolds(program: Command, { io, wrap }: CommandContext): v
     .option('--as-agent', 'the reviewer is an agent seat, not a person')
     .action(wrap(async (agent: string, body: string, opts: { by?: string; asAgent?: boolean }, cmd: Command) =>
       withPlangate(cmd, io, async (pg) => {
-        const { hold, message } = await pg.gate.holds.pushBack(agent, { by: actor(io, opts.by), body, byKind: opts.asAgent ? 'agent' : 'human' });
+        const { hold, message } = await pg.gate.holds.pushBack(agent, { by: actor(io, opts.by, 'operator'), body, byKind: opts.asAgent ? 'agent' : 'human' });
         io.out(`push-back #${message.id} on hold ${hold.id}; ${agent} stays held`);
         return EXIT.ok;
       })));

@@ -1,6 +1,6 @@
 /**
  * Deciding calls: `POST /v1/decide` (the decision, refused or not, is a 200),
- * `POST /v1/explain` (why, nothing audited) and `POST /mcp/call` (the
+ * `POST /v1/explain` (why, nothing audited; an agent sees only its own facts) and `POST /mcp/call` (the
  * gateway's tool-call route: a refusal is a 409 and the executor is never
  * called; an allowed call goes to its executor and the executor's answer
  * comes back).
@@ -9,6 +9,7 @@ import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import type { Call } from '../../../core/types.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
+import { decisionForSeat, explainForSeat } from '../disclosure.js';
 import { refusalBody, REFUSED_STATUS } from '../refusal.js';
 import type { Router } from '../router.js';
 import { reviewerChannelReply } from './holds.js';
@@ -44,6 +45,9 @@ function callOf(agent: string, b: { runId?: string; delegatedBy?: string[]; args
     ...(b.args !== undefined ? { args: b.args } : {}),
   };
 }
+
+/** An agent's token vouches for its seat only: a claimed delegation not on record is refused (403 claim_refused, audited). */
+const AGENT_CLAIMS = { unrecordedClaims: 'refuse' } as const;
 
 /** Largest single argument value (as JSON) the policy is shown from an MCP call's arguments. */
 export const POLICY_ARG_MAX_BYTES = 900;
@@ -81,8 +85,9 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
     body: { schema: 'decide' },
     async handle(ctx) {
       const b = ctx.body as DecideBody;
-      const decision = await deps.decide(callOf(seatOf(ctx.principal, b.agent, "the body's agent"), b, b.tool));
-      return { body: decision };
+      const agent = seatOf(ctx.principal, b.agent, "the body's agent");
+      const decision = await deps.decide(callOf(agent, b, b.tool), AGENT_CLAIMS);
+      return { body: decisionForSeat(agent, decision) };
     },
   });
 
@@ -101,8 +106,10 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
         agent = seatOf(ctx.principal, b.agent, "the body's agent");
         if (b.at !== undefined) throw new HttpError(HttpCode.Forbidden, 'body.at: only an operator may explain a call at another time');
       }
-      const { decision, input } = await deps.gate.explain({ ...callOf(agent, b, b.tool), ...(b.at !== undefined ? { at: b.at } : {}) });
-      return { body: { decision, input } };
+      const call = { ...callOf(agent, b, b.tool), ...(b.at !== undefined ? { at: b.at } : {}) };
+      if (ctx.principal?.role === 'operator') return { body: await deps.gate.explain(call) };
+      const { decision, input } = await deps.gate.explain(call, AGENT_CLAIMS);
+      return { body: explainForSeat(agent, decision, input) };
     },
   });
 
@@ -114,7 +121,7 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
     async handle(ctx) {
       const b = ctx.body as McpCallBody;
       const agent = seatOf(ctx.principal, b.agent, "the body's agent");
-      const decision = await deps.decide(callOf(agent, { ...b, ...(b.arguments ? { args: argsForPolicy(b.arguments) } : {}) }, b.name));
+      const decision = await deps.decide(callOf(agent, { ...b, ...(b.arguments ? { args: argsForPolicy(b.arguments) } : {}) }, b.name), AGENT_CLAIMS);
       if (!decision.allowed) return { status: REFUSED_STATUS, body: refusalBody(decision) };
       // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
       if (decision.checks?.planningHold.channelCall) return reviewerChannelReply(deps, agent, b.arguments, b.runId);

@@ -1,7 +1,9 @@
 /**
  * `POST /v1/say`: post a message. An agent token posts as its seat (the
- * author comes from the token); an operator token posts as a person, whose
- * plan never counts. Posting is never an effect. The time is the server's.
+ * author comes from the token), only into a thread it speaks in and never a
+ * kind of the reviewer's or the system's; an operator token posts as a
+ * person, whose plan never counts. Posting is never an effect. The time is
+ * the server's.
  */
 import type { HttpDeps } from '../deps.js';
 import type { Router } from '../router.js';
@@ -25,14 +27,9 @@ export function registerSayRoutes(router: Router, deps: HttpDeps): void {
       const b = ctx.body as SayBody;
       const asAgent = ctx.principal?.role === 'agent';
       const author = asAgent ? seatOf(ctx.principal, b.author, "the body's author") : (b.author ?? (ctx.principal?.name as string));
-      const m = await deps.gate.say({
-        thread: b.thread,
-        author,
-        authorKind: asAgent ? 'agent' : 'human',
-        kind: b.kind,
-        body: b.body,
-        ...(b.runId !== undefined ? { runId: b.runId } : {}),
-      });
+      const message = { thread: b.thread, author, kind: b.kind, body: b.body, ...(b.runId !== undefined ? { runId: b.runId } : {}) };
+      // An agent posts only where it speaks, never a reviewer's kind (403 claim_refused, audited); a person posts as told.
+      const m = asAgent ? await deps.gate.sayAsAgent(message) : await deps.gate.say({ ...message, authorKind: 'human' });
       return {
         status: 201,
         body: {

@@ -1,0 +1,44 @@
+/**
+ * Least disclosure for `/v1/explain` and `/v1/decide` with an agent's token: the agent sees
+ * its own facts only — its lineage, its own messages, its own run and the
+ * delegations made to it — never another seat's lineage, messages or plan
+ * times. An operator sees everything.
+ */
+import type { Decision, PolicyInput, SatisfyingPlan } from '../../core/types.js';
+
+/** What an agent is told of a plan by another seat that counted for it: whose it was and how it counted. */
+export type OthersPlan = Pick<SatisfyingPlan, 'author' | 'via'>;
+
+/**
+ * The explanation an agent may see of its own call.
+ *
+ * @example
+ * const shown = explainForSeat('0xWORKER', decision, input);
+ * shown.input.upstream // []
+ */
+export function explainForSeat(seat: string, decision: Decision, input: PolicyInput): { decision: Decision; input: PolicyInput } {
+  const own = (m: { author: string; authorKind: string }): boolean => m.author === seat && m.authorKind === 'agent';
+  const { run, delegations, ...rest } = input;
+  const shownInput: PolicyInput = {
+    ...rest,
+    upstream: [],
+    messages: input.messages.filter(own),
+    ...(run && run.seat === seat ? { run } : {}),
+    ...(delegations ? { delegations: delegations.filter((d) => d.worker === seat) } : {}),
+  };
+  return { decision: decisionForSeat(seat, decision), input: shownInput };
+}
+
+/**
+ * A decision as an agent may see it: its own candidates only, and of a
+ * plan by another seat that counted, only whose it was and how it counted.
+ *
+ * @example
+ * decisionForSeat('0xWORKER', decision).candidates.every((c) => c.author === '0xWORKER') // true
+ */
+export function decisionForSeat(seat: string, decision: Decision): Decision {
+  const own = (m: { author: string; authorKind: string }): boolean => m.author === seat && m.authorKind === 'agent';
+  const { plan, ...rest } = decision;
+  const shownPlan: SatisfyingPlan | OthersPlan | undefined = plan && !own(plan) ? { author: plan.author, via: plan.via } : plan;
+  return { ...rest, candidates: decision.candidates.filter(own), ...(shownPlan ? { plan: shownPlan as SatisfyingPlan } : {}) };
+}

@@ -1,0 +1,90 @@
+/**
+ * Runs and delegations, as the host records them (`gate.runs`,
+ * `gate.delegations`). These are trusted facts: the host in-process, the
+ * CLI, an operator or an orchestrator records them; an agent's own token
+ * never starts or ends a run (the HTTP adapter enforces who may call what).
+ */
+import { ErrorCode, PlangateError } from '../core/errors.js';
+import { DEFAULT_MAX_RUN_MIN, type Delegation, type Run } from '../core/types.js';
+import type { DelegationStore, RunStore } from '../facts/port.js';
+
+/** The run half of the gate. */
+export interface Runs {
+  /**
+   * Starts a run for `seat`. It expires `ttlMs` after its start (default 24
+   * hours); the rules' `runs.maxMinutes` bounds it further at decision time.
+   * With `delegationId`, the run is a delegated run: the delegation must be
+   * on record, to this seat.
+   */
+  start(run: { seat: string; by: string; id?: string; delegationId?: string; ttlMs?: number }): Promise<Run>;
+  /** Ends a run (ending an ended run changes nothing). Fails with `not_found` for an unknown id. */
+  end(id: string, options: { by: string }): Promise<Run>;
+  get(id: string): Promise<Run | undefined>;
+  /** Runs newest first, of one seat when given. */
+  list(query?: { seat?: string; limit?: number }): Promise<Run[]>;
+}
+
+/** The delegation half of the gate. */
+export interface Delegations {
+  /**
+   * Records that `manager` delegates to `worker`, for one run or any run,
+   * until `ttlMs` from now (default: no expiry).
+   */
+  record(d: { manager: string; worker: string; by: string; id?: string; runId?: string; ttlMs?: number }): Promise<Delegation>;
+  /** Revokes a delegation from now on. Fails with `not_found` for an unknown id. */
+  revoke(id: string): Promise<Delegation>;
+  get(id: string): Promise<Delegation | undefined>;
+  /** The live delegations to `worker` now (for `runId` or any run). */
+  to(worker: string, runId?: string): Promise<Delegation[]>;
+}
+
+/** Default run length (ms) when `start` is given no `ttlMs`. */
+export const DEFAULT_RUN_TTL_MS = DEFAULT_MAX_RUN_MIN * 60_000;
+
+function checkTtl(ttl: unknown, field: string): number {
+  if (!Number.isSafeInteger(ttl) || (ttl as number) <= 0) throw new PlangateError(ErrorCode.InvalidInput, `${field} must be a positive integer number of milliseconds, got ${String(ttl)}`);
+  return ttl as number;
+}
+
+/**
+ * Creates the runs and delegations API over a store.
+ *
+ * @example
+ * const { runs, delegations } = createRuns(store, Date.now);
+ * const run = await runs.start({ seat: '0xWORKER', by: 'host' });
+ * await delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: 'host', runId: run.id });
+ */
+export function createRuns(store: RunStore & DelegationStore, clock: () => number): { runs: Runs; delegations: Delegations } {
+  const runs: Runs = {
+    async start({ seat, by, id, delegationId, ttlMs }) {
+      const now = clock();
+      const ttl = ttlMs === undefined ? DEFAULT_RUN_TTL_MS : checkTtl(ttlMs, 'ttlMs');
+      if (delegationId !== undefined) {
+        const d = await store.getDelegation(delegationId);
+        if (!d) throw new PlangateError(ErrorCode.NotFound, `no delegation with id ${delegationId}`);
+        if (d.worker !== seat) throw new PlangateError(ErrorCode.InvalidInput, `delegation ${delegationId} is to ${d.worker}, not to ${seat}`);
+      }
+      return store.startRun({
+        seat, startedBy: by, startedAt: now, expiresAt: now + ttl,
+        ...(id !== undefined ? { id } : {}), ...(delegationId !== undefined ? { delegationId } : {}),
+      });
+    },
+    end: (id, { by }) => store.endRun(id, { by, at: clock() }),
+    get: (id) => store.getRun(id),
+    list: (query) => store.listRuns(query),
+  };
+  const delegations: Delegations = {
+    async record({ manager, worker, by, id, runId, ttlMs }) {
+      const now = clock();
+      return store.delegate({
+        manager, worker, createdBy: by, createdAt: now,
+        ...(id !== undefined ? { id } : {}), ...(runId !== undefined ? { runId } : {}),
+        ...(ttlMs !== undefined ? { expiresAt: now + checkTtl(ttlMs, 'ttlMs') } : {}),
+      });
+    },
+    revoke: (id) => store.revokeDelegation(id, clock()),
+    get: (id) => store.getDelegation(id),
+    to: (worker, runId) => store.delegationsTo(worker, clock(), runId),
+  };
+  return { runs, delegations };
+}
