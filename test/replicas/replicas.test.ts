@@ -52,7 +52,7 @@ describe.runIf(run)('two replicas on one PostgreSQL', () => {
     expect(after.json.plan.id).toBe(said.json.id);
   });
 
-  it('puts a hold placed through A in force on B, and a release through B lifts it on A', async () => {
+  it('puts a hold placed through A in force on B, a release through B lifts it on A, and an unblock likewise', async () => {
     const placed = await call(a.url, 'POST', '/v1/holds/0xA2', { token: TOKENS.operator, json: { task: 'the migration' } });
     expect(placed.status).toBe(201);
     const held = await decide(b, TOKENS.a2, 'github.create_issue');
@@ -64,6 +64,12 @@ describe.runIf(run)('two replicas on one PostgreSQL', () => {
     const free = await decide(a, TOKENS.a2, 'github.create_issue');
     expect(free.json).toMatchObject({ allowed: true });
     expect((await call(a.url, 'GET', '/v1/holds/0xA2', { token: TOKENS.operator })).status).toBe(404);
+
+    // Placed through B, unblocked through A: lifted on B at once.
+    expect((await call(b.url, 'POST', '/v1/holds/0xA2', { token: TOKENS.operator, json: {} })).status).toBe(201);
+    expect((await decide(a, TOKENS.a2, 'github.create_issue')).json).toMatchObject({ allowed: false, check: 'planning_hold' });
+    expect((await call(a.url, 'POST', '/v1/holds/0xA2/unblock', { token: TOKENS.operator, json: {} })).status).toBe(200);
+    expect((await decide(b, TOKENS.a2, 'github.create_issue')).json).toMatchObject({ allowed: true });
   });
 
   it('gives one hold and 19 already_held to 20 concurrent placements across both replicas', async () => {
