@@ -13,6 +13,8 @@
  *      one gate, WASM heap and RSS sampled (bench/memory.ts)
  *   6. hot reload (bench/reload.ts): write → new rule deciding p50/p99;
  *      decide() during back-to-back reloads vs none (bench/results/reload.json)
+ *   7. with PLANGATE_BENCH_POSTGRES (bench/postgres.ts): decide() on PostgreSQL
+ *      vs SQLite at 1M messages; HTTP with one and two replicas (bench/results/postgres.json)
  *
  * Prints a table and writes bench/results/latest.json.
  */
@@ -30,6 +32,7 @@ import { createGate } from '../src/gate/gate.js';
 import { formatHttpBench, runHttpBench } from './http.js';
 import { formatMemoryBench, runMemoryBench } from './memory.js';
 import { loadFloor, runOpaBench } from './opa.js';
+import { benchPostgresUrl, formatPostgresBench, runPostgresBench } from './postgres.js';
 import { formatReloadBench, runReloadBench } from './reload.js';
 import { interleave, round, subset, summarize, type Summary } from './stats.js';
 import {
@@ -421,6 +424,17 @@ async function main(): Promise<void> {
 
   // 6. Hot reload: write → new rule deciding, and decide() during reloads (bench/reload.ts).
   process.stdout.write(formatReloadBench(await runReloadBench({ log })));
+
+  // 7. PostgreSQL vs SQLite, and one vs two replicas over HTTP (bench/postgres.ts), when a database is given.
+  const pgUrl = benchPostgresUrl();
+  if (pgUrl) {
+    gc();
+    const r = await runPostgresBench(pgUrl);
+    writeFileSync(join(import.meta.dirname, 'results', 'postgres.json'), `${JSON.stringify(r, null, 2)}\n`);
+    process.stdout.write(`${formatPostgresBench(r)}\n`);
+  } else {
+    log('!!! SKIPPED: 7. the PostgreSQL benchmark — set PLANGATE_BENCH_POSTGRES=postgres://… (or PLANGATE_TEST_POSTGRES)');
+  }
 }
 
 main().catch((err: unknown) => {

@@ -20,6 +20,9 @@ export type { SnapshotReads, DecisionFacts, DecisionFactsQuery } from './facts/p
 export { createMemoryStore } from './facts/memory/store.js';
 export { openSqliteStore } from './facts/sqlite/store.js';
 export type { SqliteStoreOptions } from './facts/sqlite/store.js';
+export { openPostgresStore, type PostgresStore, type PostgresOptions } from './facts/postgres/store.js';
+export { watchHoldChanges, HOLD_CHANNEL, type HoldChange, type HoldWatch } from './facts/postgres/listen.js';
+export { createPostgresAuditSink, type PostgresAuditSink } from './audit/postgres.js';
 export type {
   AuditSink,
   AuditEvent,

@@ -12,14 +12,17 @@ import type { AuditSink } from '../audit/port.js';
 import { createDecisionLog } from '../audit/decision-log.js';
 import { createJsonlAuditSink } from '../audit/jsonl.js';
 import type { Decision, PolicyInput } from '../core/types.js';
+import { createPostgresAuditSink } from '../audit/postgres.js';
 import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
+import { createPool } from '../facts/postgres/pool.js';
+import { openPostgresStore, type PostgresStore } from '../facts/postgres/store.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../facts/sqlite/store.js';
 import { MAX_HOLD_LIMIT } from '../facts/holds.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
-import { resolvePaths, type Paths } from './config.js';
+import { resolvePaths, storeKind, type Paths } from './config.js';
 import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
 import { withAudit, type RuntimeStatus, type StatusSource } from './status.js';
@@ -33,6 +36,12 @@ export interface Plangate extends StatusSource {
   readonly rules: LoadedRules | undefined;
   store: Store;
   audit: AuditSink;
+  /**
+   * Whether the store is shared by several replicas (PostgreSQL). Rules are
+   * files each replica watches on its own mount, so with a shared store
+   * runtime rule edits through the API are refused: change the files in Git.
+   */
+  sharedStore: boolean;
   paths: Paths;
   /** The runtime: what is in force, reloads, status. */
   runtime: PolicyRuntime;
@@ -106,8 +115,22 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   const paths = resolvePaths(options, env);
   const log = options.log ?? ((text: string) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`));
   const runtime = await PolicyRuntime.start({ rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch) });
-  const store = options.storeInstance ?? openStore(paths.store, { cacheSizeMiB: options.sqliteCacheMiB ?? cacheFromEnv(options.env ?? process.env) });
-  const audit = options.auditSink ?? createJsonlAuditSink(paths.audit);
+  const store = options.storeInstance ?? (await openStore(paths.store, { cacheSizeMiB: options.sqliteCacheMiB ?? cacheFromEnv(options.env ?? process.env) }));
+  let audit: AuditSink;
+  try {
+    if (options.auditSink) {
+      audit = options.auditSink;
+    } else if (storeKind(paths.audit) === 'postgres') {
+      const shared = paths.audit === paths.store && 'pool' in store ? (store as PostgresStore).pool : undefined;
+      // The sink is also an AuditReader (query()): every replica's events, from any replica.
+      audit = await createPostgresAuditSink(shared ?? createPool(paths.audit), { ownsPool: shared === undefined });
+    } else {
+      audit = createJsonlAuditSink(paths.audit);
+    }
+  } catch (err) {
+    if (!options.storeInstance) await store.close();
+    throw err;
+  }
   const decisionLog = options.decisionLog ? createDecisionLog(options.decisionLog) : undefined;
   const revision = (): string | undefined => {
     const snap = runtime.holder.snapshot();
@@ -159,6 +182,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     },
     store,
     audit,
+    sharedStore: storeKind(paths.store) === 'postgres',
     paths,
     runtime,
     status: () => withAudit(runtime.status(), audit.state?.()),
@@ -173,9 +197,23 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   };
 }
 
-/** `:memory:` for the in-memory driver, otherwise an SQLite file. */
-export function openStore(path: string, options: SqliteStoreOptions = {}): Store {
-  return path === ':memory:' ? createMemoryStore() : openSqliteStore(path, options);
+/**
+ * Opens the store a location names: `:memory:` for the in-memory driver, a
+ * `postgres://` URL for PostgreSQL, otherwise an SQLite file (with
+ * `options`). Any other URL scheme is an `invalid_input` error.
+ *
+ * @example
+ * const store = await openStore('postgres://127.0.0.1:5432/plangate');
+ */
+export async function openStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
+  switch (storeKind(path)) {
+    case 'memory':
+      return createMemoryStore();
+    case 'postgres':
+      return openPostgresStore(path);
+    default:
+      return openSqliteStore(path, options);
+  }
 }
 
 /** `PLANGATE_SQLITE_CACHE_MIB` as a number (the store checks its range); unset or empty is the default. */

@@ -12,7 +12,9 @@ import { parse } from 'yaml';
 import type { Call, PlanRule } from '../../src/core/types.js';
 import { Engine } from '../../src/engine/policy.js';
 import { createMemoryStore } from '../../src/facts/memory/store.js';
+import { openPostgresStore } from '../../src/facts/postgres/store.js';
 import { openSqliteStore } from '../../src/facts/sqlite/store.js';
+import { freshSchemaUrl, havePostgres } from '../support/postgres.js';
 import type { Store } from '../../src/facts/port.js';
 import { createGate } from '../../src/gate/gate.js';
 import { clearPlanRule, setPlanRule, type RuleScope } from '../../src/rules/edit.js';
@@ -154,14 +156,19 @@ async function run(c: Case, store: Store): Promise<void> {
 
 const files = readdirSync(CASES).filter((f) => f.endsWith('.yaml')).sort();
 
-describe.each(['memory', 'sqlite'] as const)('conformance (%s store)', (kind) => {
+const kinds = ['memory', 'sqlite', ...(havePostgres('the conformance cases on PostgreSQL') ? ['postgres'] as const : [])] as const;
+
+describe.each(kinds)('conformance (%s store)', (kind) => {
   it.each(files)('%s', async (file) => {
     const c = parse(readFileSync(join(CASES, file), 'utf8')) as Case;
-    const store = kind === 'memory' ? createMemoryStore() : openSqliteStore(join(mkdtempSync(join(tmpdir(), 'plangate-c-')), 's.db'));
+    const schema = kind === 'postgres' ? await freshSchemaUrl('conformance') : undefined;
+    const store = schema ? await openPostgresStore(schema.url)
+      : kind === 'memory' ? createMemoryStore() : openSqliteStore(join(mkdtempSync(join(tmpdir(), 'plangate-c-')), 's.db'));
     try {
       await run(c, store);
     } finally {
       await store.close();
+      await schema?.drop();
     }
   });
 });

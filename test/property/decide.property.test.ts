@@ -8,6 +8,7 @@
  *
  * Run sizes can be raised for a longer hunt, e.g.
  *   PLANGATE_PROPERTY_RUNS=20000 PLANGATE_PROPERTY_SQLITE_RUNS=2000 npx vitest run test/property
+ * (PLANGATE_PROPERTY_POSTGRES_RUNS for PostgreSQL, with PLANGATE_TEST_POSTGRES set).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,13 +18,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PolicyInput } from '../../src/core/types.js';
 import { Engine } from '../../src/engine/policy.js';
 import { createMemoryStore } from '../../src/facts/memory/store.js';
+import { openPostgresStore, type PostgresStore } from '../../src/facts/postgres/store.js';
 import { openSqliteStore } from '../../src/facts/sqlite/store.js';
+import { freshSchemaUrl, havePostgres } from '../support/postgres.js';
 import { assertCoverage, checkScenario, emptyTally, WASM } from './check.js';
 import { classify } from './reference-model.js';
 import { metaPatternArb, NOW, scenarioArb, scenarioArbitrary, TOOL_NAMES } from './scenario.js';
 
 const MEMORY_RUNS = Number(process.env.PLANGATE_PROPERTY_RUNS ?? 3000);
 const SQLITE_RUNS = Number(process.env.PLANGATE_PROPERTY_SQLITE_RUNS ?? 400);
+const POSTGRES_RUNS = Number(process.env.PLANGATE_PROPERTY_POSTGRES_RUNS ?? 200);
 const LOOSE_RUNS = Number(process.env.PLANGATE_PROPERTY_LOOSE_RUNS ?? 500);
 const PATTERN_RUNS = Number(process.env.PLANGATE_PROPERTY_PATTERN_RUNS ?? 500);
 /** Replays a run: fast-check prints the seed of a failure. */
@@ -70,6 +74,30 @@ describe('plan-required decisions match the reference model', () => {
           }
         }),
         { numRuns: SQLITE_RUNS, ...SEED },
+      );
+    });
+  });
+
+  describe.runIf(havePostgres('the property test on PostgreSQL'))('postgres store (emptied before each run)', () => {
+    let store: PostgresStore;
+    let drop: () => Promise<void>;
+    beforeAll(async () => {
+      const fresh = await freshSchemaUrl('property');
+      drop = fresh.drop;
+      store = await openPostgresStore(fresh.url);
+    });
+    afterAll(async () => {
+      await store?.close();
+      await drop?.();
+    });
+
+    it(`${POSTGRES_RUNS} random scenarios`, { timeout: 180_000 }, async () => {
+      await fc.assert(
+        fc.asyncProperty(scenarioArb, async (s) => {
+          await store.pool.query('DELETE FROM hold_messages; DELETE FROM holds; DELETE FROM messages; DELETE FROM agents; DELETE FROM crews; DELETE FROM runs; DELETE FROM delegations');
+          await checkScenario(s, store);
+        }),
+        { numRuns: POSTGRES_RUNS, ...SEED },
       );
     });
   });

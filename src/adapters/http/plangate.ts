@@ -6,6 +6,7 @@
 import { readerOf } from '../../audit/query.js';
 import type { Plangate } from '../../main/open.js';
 import { refuseIfPinnedBy } from '../../main/env.js';
+import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { PlanRule } from '../../core/types.js';
 import { clearPlanRule, setPlanRule, type EditResult, type RuleScope } from '../../rules/edit.js';
 import type { HttpAppOptions } from './app.js';
@@ -31,7 +32,10 @@ export function httpOptionsFrom(pg: Plangate): Pick<HttpAppOptions, 'gate' | 'or
     return { ...result, revision: inForce()?.revision ?? null, reloaded };
   };
   /** Like the CLI: the workspace rule cannot be edited while the environment pins it (the edit would have no effect). */
-  const refuseIfPinned = (scope: RuleScope): void => refuseIfPinnedBy(scope, pg.status().env?.pinned ?? {});
+  const refuseIfPinned = (scope: RuleScope): void => {
+    refuseIfReplicated(pg.sharedStore);
+    refuseIfPinnedBy(scope, pg.status().env?.pinned ?? {});
+  };
   return {
     gate: pg.gate,
     org: pg.store,
@@ -50,4 +54,21 @@ export function httpOptionsFrom(pg: Plangate): Pick<HttpAppOptions, 'gate' | 'or
     status: () => pg.status(),
     ...(readerOf(pg.audit) ? { audit: readerOf(pg.audit) as NonNullable<HttpAppOptions['audit']> } : {}),
   };
+}
+
+/**
+ * With a shared (PostgreSQL) store several replicas serve, each watching the
+ * rule files on its own mount: an edit through one replica's API would
+ * change only that replica's copy, and the replicas would decide under
+ * different rules. So the edit is refused, and the operator told to change
+ * the files in Git (which every replica's mount then receives).
+ */
+function refuseIfReplicated(sharedStore: boolean): void {
+  if (!sharedStore) return;
+  throw new PlangateError(
+    ErrorCode.RulesEditRefused,
+    'rule edits through the API are refused: this plangate shares its PostgreSQL store with other replicas, and each replica ' +
+      'reads the rule files from its own mount, so an edit here would reach this replica only. Change the rule files in Git ' +
+      'and deploy them to every replica; each reloads them by itself.',
+  );
 }

@@ -8,64 +8,10 @@ import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { AuthorKind, NewMessage, StoredMessage } from '../../core/types.js';
 import { alreadyHeld, checkHoldEnd, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, notHeld } from '../holds.js';
 import type { Hold, HoldMessageRole, HoldStore } from '../port.js';
+import { toHold, toLinked, type HoldRow, type LinkRow } from '../rows.js';
 import { checkNewMessage } from '../validate.js';
 import { guard } from './guard.js';
 import { HOLD_SQL, SQL } from './schema.js';
-
-interface HoldRow {
-  id: number;
-  agent: string;
-  kind: Hold['kind'];
-  task: string | null;
-  placed_by: string;
-  placed_at: number;
-  state: Hold['state'];
-  released_by: string | null;
-  released_at: number | null;
-  cleared_by: string | null;
-  cleared_at: number | null;
-  plans: number;
-  push_backs: number;
-  last_plan_id: number | null;
-}
-
-interface LinkRow {
-  role: HoldMessageRole;
-  id: number;
-  thread: string;
-  author: string;
-  author_kind: AuthorKind;
-  kind: string;
-  body: string;
-  at: number;
-  run_id: string | null;
-}
-
-function toHold(r: HoldRow): Hold {
-  return {
-    id: String(r.id),
-    agent: r.agent,
-    kind: r.kind,
-    task: r.task,
-    placedBy: r.placed_by,
-    placedAt: r.placed_at,
-    state: r.state,
-    releasedBy: r.released_by,
-    releasedAt: r.released_at,
-    clearedBy: r.cleared_by,
-    clearedAt: r.cleared_at,
-    plans: r.plans,
-    pushBacks: r.push_backs,
-    lastPlanId: r.last_plan_id === null ? null : String(r.last_plan_id),
-  };
-}
-
-function toLinked(r: LinkRow): { role: HoldMessageRole; message: StoredMessage } {
-  const message: StoredMessage = { id: String(r.id), thread: r.thread, author: r.author, authorKind: r.author_kind, kind: r.kind, body: r.body, at: r.at };
-  if (r.run_id !== null) message.runId = r.run_id;
-  return { role: r.role, message };
-}
-
 
 /**
  * The hold half of an SQLite store, on an open connection whose schema is

@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Delegation, Run } from '../../core/types.js';
+import { toDelegation, toRun, type DelegationRow, type RunRow } from '../rows.js';
 import type { DelegationStore, RunStore } from '../port.js';
 import {
   checkDelegationsTo,
@@ -20,42 +21,6 @@ import {
 } from '../runs.js';
 import { guard } from './guard.js';
 import { RUN_SQL } from './schema.js';
-
-interface RunRow {
-  id: string;
-  seat: string;
-  delegation_id: string | null;
-  started_at: number;
-  expires_at: number;
-  ended_at: number | null;
-  started_by: string;
-  ended_by: string | null;
-}
-
-interface DelegationRow {
-  id: string;
-  manager: string;
-  worker: string;
-  run_id: string | null;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-  created_by: string;
-}
-
-function toRun(r: RunRow): Run {
-  return {
-    id: r.id, seat: r.seat, delegationId: r.delegation_id, startedAt: r.started_at, expiresAt: r.expires_at,
-    endedAt: r.ended_at, startedBy: r.started_by, endedBy: r.ended_by,
-  };
-}
-
-function toDelegation(r: DelegationRow): Delegation {
-  return {
-    id: r.id, manager: r.manager, worker: r.worker, runId: r.run_id, createdAt: r.created_at,
-    expiresAt: r.expires_at, revokedAt: r.revoked_at, createdBy: r.created_by,
-  };
-}
 
 /** The runs and delegations half of an SQLite store, on an open connection whose schema is up to date. */
 export function createSqliteRuns(db: Database.Database): RunStore & DelegationStore {

@@ -201,7 +201,7 @@ async function toInput(record: unknown, options: ReplayOptions): Promise<PolicyI
   }
   if (r['type'] === 'ReadGuardBlocked' && typeof r['path'] === 'string' && typeof r['sizeBytes'] === 'number') {
     input.call.args = { [options.pathArg?.(tool) ?? 'path']: r['path'] };
-    input.file = { path: r['path'], resolved: typeof r['resolved'] === 'string' ? r['resolved'] : r['path'], kind: 'file', size: r['sizeBytes'] };
+    input.files = { [r['path']]: { path: r['path'], kind: 'file', size: r['sizeBytes'] } };
   }
   return input;
 }

@@ -5,7 +5,7 @@
  * A failing case is explained by the gate too. Nothing is audited.
  */
 import type { Problem } from '../../core/errors.js';
-import type { Call, Decision, PolicyInput, RulesData } from '../../core/types.js';
+import type { Call, Decision, Explanation, PolicyInput, RulesData } from '../../core/types.js';
 import type { Engine } from '../../engine/policy.js';
 import { createGate } from '../../gate/gate.js';
 import { loadCheckedEngine, readLoadInputs } from '../runtime.js';
@@ -23,7 +23,7 @@ export interface CaseResult {
   /** The fields of the decision the expectation names. */
   got?: Partial<Record<keyof Expectation, unknown>>;
   /** For a failed case: the decision and its facts, as `explain` gives them. */
-  explained?: { decision: Decision; input: PolicyInput };
+  explained?: { decision: Explanation; input: PolicyInput };
   /** For an error: why the case could not be decided. */
   error?: string;
   ms: number;

@@ -49,7 +49,7 @@ export function registerBlueprint(program: Command, { io, wrap }: CommandContext
       const blueprint = await loadBlueprint(file);
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const paths = resolvePaths({ ...(g.rules ? { rules: g.rules } : {}), ...(g.store ? { store: g.store } : {}) }, io.env);
-      const store = openStore(paths.store);
+      const store = await openStore(paths.store);
       let result;
       try {
         result = await applyBlueprint({

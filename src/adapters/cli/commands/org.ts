@@ -9,7 +9,7 @@ import type { CommandContext, GlobalOptions } from '../main.js';
 
 async function withStore<T>(cmd: Command, io: Io, fn: (store: Store) => Promise<T>): Promise<T> {
   const g = cmd.optsWithGlobals<GlobalOptions>();
-  const store = openStore(resolvePaths(g.store ? { store: g.store } : {}, io.env).store);
+  const store = await openStore(resolvePaths(g.store ? { store: g.store } : {}, io.env).store);
   try {
     return await fn(store);
   } finally {

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { resolvePaths } from '../../../main/config.js';
+import { describeLocation, resolvePaths } from '../../../main/config.js';
 import type { GlobalOptions } from '../main.js';
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
@@ -106,7 +106,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
         await pg.close();
         throw error;
       }
-      io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${pg.paths.store}, audit ${pg.paths.audit}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
+      io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${describeLocation(pg.paths.store)}, audit ${describeLocation(pg.paths.audit)}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
 
       // SIGHUP: reopen the audit file, so a log rotation that moved it away gets a fresh one.
       const onHup = (): void => {

@@ -1,0 +1,267 @@
+/**
+ * The PostgreSQL store driver (`pg`): one database shared by several
+ * stateless replicas. Nothing is cached in the process — every lookup asks
+ * the database, so a plan or a hold written through one replica is in force
+ * on every other at the next call. Writes that must not race across
+ * replicas are decided by the database: a partial unique index for "one
+ * active hold per agent", an advisory transaction lock for org changes.
+ *
+ * @example
+ * const store = await openPostgresStore('postgres://127.0.0.1:5432/plangate');
+ * await store.lineage('0xWORKER');
+ * await store.close();
+ */
+import type pg from 'pg';
+import { ErrorCode, PlangateError } from '../../core/errors.js';
+import { migrate } from '../../core/migrations.js';
+import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
+import type { Agent, CandidateQuery, Crew, DelegationStore, Hold, RunStore, Store } from '../port.js';
+import {
+  checkAgent,
+  checkCandidateQuery,
+  checkCrew,
+  checkCrewPlacement,
+  checkListThread,
+  checkNewMessage,
+  dedupeNewestFirst,
+  MAX_CREW_DEPTH,
+} from '../validate.js';
+import { toHold, type HoldRow } from '../rows.js';
+import { createPostgresHolds } from './holds.js';
+import { createPool, inTransaction, POSTGRES_URL, redactUrl, storeFailure, type PostgresOptions } from './pool.js';
+import { createPostgresRuns } from './runs.js';
+import { DECISION_FACTS_SQL, SQL, STORE_MIGRATIONS } from './schema.js';
+
+/** What one decision needs: the acting seat, its delegation chain (nearest manager first), the time, the run, the context size. */
+export interface DecisionFactsQuery {
+  agent: string;
+  delegatedBy: string[];
+  now: number;
+  runId?: string;
+  context?: number;
+}
+
+/** One decision's facts, read as one snapshot. */
+export interface DecisionFacts {
+  agent: Lineage;
+  upstream: Lineage[];
+  hold?: Hold;
+  messages: MessageFact[];
+}
+
+/** A PostgreSQL store: the whole port, plus its pool (shared with the PostgreSQL audit sink). */
+export interface PostgresStore extends Store, RunStore, DelegationStore {
+  /**
+   * Every fact of one decision in one statement: one round trip instead of
+   * lineage and hold, then candidates. The same facts as those lookups.
+   */
+  decisionFacts(query: DecisionFactsQuery): Promise<DecisionFacts>;
+  readonly pool: pg.Pool;
+  /** The database URL with its password redacted. */
+  readonly where: string;
+}
+
+interface FactRow {
+  id: number;
+  thread: string;
+  author: string;
+  author_kind: AuthorKind;
+  kind: string;
+  at: number;
+  run_id: string | null;
+}
+
+export function toFactRow(r: FactRow): MessageFact {
+  const f: MessageFact = { id: String(r.id), thread: r.thread, author: r.author, authorKind: r.author_kind, kind: r.kind, at: r.at };
+  if (r.run_id !== null) f.runId = r.run_id;
+  return f;
+}
+
+export function toMessageRow(r: FactRow & { body: string }): StoredMessage {
+  const { id, thread, author, authorKind, kind, at, runId } = toFactRow(r);
+  const m: StoredMessage = { id, thread, author, authorKind, kind, body: r.body, at };
+  if (runId !== undefined) m.runId = runId;
+  return m;
+}
+
+/**
+ * The parameters of {@link SQL.candidates} for a query: the (author, thread)
+ * pairs as two parallel arrays, then now, the run, and the context.
+ *
+ * @example
+ * candidateParams({ now: 5, plansBy: [{ author: 'W', threads: ['agent:W', 'org'] }] })
+ * // [['W', 'W'], ['agent:W', 'org'], 5, null, [], null, 0]
+ */
+export function candidateParams(q: CandidateQuery): unknown[] {
+  const authors: string[] = [];
+  const threads: string[] = [];
+  for (const { author, threads: ts } of q.plansBy) {
+    for (const t of ts) {
+      authors.push(author);
+      threads.push(t);
+    }
+  }
+  const ctx = q.context && q.context.perThread > 0 ? q.context : undefined;
+  return [authors, threads, q.now, q.runId ?? null, ctx ? ctx.threads : [], ctx ? ctx.author : null, ctx ? ctx.perThread : 0];
+}
+
+/**
+ * Opens a store on a `postgres://` URL: checks that the database answers,
+ * applies the migrations (under an advisory lock, so replicas may start
+ * together) and returns the store. Fails with `store_failure` and a clear
+ * message when the database cannot be reached.
+ */
+export async function openPostgresStore(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
+  if (typeof url !== 'string' || !POSTGRES_URL.test(url)) {
+    throw new PlangateError(ErrorCode.InvalidInput, 'postgres store: the URL must start with postgres:// or postgresql://');
+  }
+  const where = redactUrl(url);
+  const pool = createPool(url, options);
+  try {
+    const client = await pool.connect();
+    try {
+      await migrate(client, STORE_MIGRATIONS);
+    } finally {
+      client.release();
+    }
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw storeFailure('opening', where, err);
+  }
+  return postgresStoreOn(pool, where);
+}
+
+/** The store on an open pool whose schema is up to date. `close()` ends the pool. */
+function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
+  let closed = false;
+  /** Runs `fn`, turning driver errors into store failures; refuses work after close. */
+  async function run<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    if (closed) throw new PlangateError(ErrorCode.StoreFailure, `postgres store: ${what} failed: the store is closed`);
+    try {
+      return await fn();
+    } catch (err) {
+      throw storeFailure(what, where, err);
+    }
+  }
+
+  async function chain(q: pg.PoolClient, text: string, id: string, whose: string): Promise<string[]> {
+    const { rows } = await q.query<{ id: string }>(text, [id]);
+    if (rows.length > MAX_CREW_DEPTH) {
+      throw new PlangateError(ErrorCode.StoreFailure, `postgres store: the crew chain of ${whose} is deeper than ${MAX_CREW_DEPTH}`);
+    }
+    return rows.map((r) => r.id);
+  }
+
+  return {
+    pool,
+    where,
+    ...createPostgresHolds(pool, run),
+    ...createPostgresRuns(pool, run),
+
+    putCrew: (crew) =>
+      run('putCrew', async () => {
+        const { id, parent } = checkCrew(crew);
+        await inTransaction(pool, async (c) => {
+          await c.query(SQL.lockOrg);
+          if (parent !== null) {
+            const parents = await chain(c, SQL.crewChain, parent, parent);
+            if (parents.length === 0) throw new PlangateError(ErrorCode.NotFound, `unknown parent crew: ${parent}`);
+            const { rows } = await c.query<{ height: number | null }>(SQL.subtreeHeight, [id]);
+            checkCrewPlacement(id, parents, rows[0]?.height ?? 0);
+          }
+          await c.query(SQL.upsertCrew, [id, parent]);
+        });
+      }),
+
+    putAgent: (agent) =>
+      run('putAgent', async () => {
+        const { id, crew } = checkAgent(agent);
+        await inTransaction(pool, async (c) => {
+          await c.query(SQL.lockOrg);
+          const { rowCount } = await c.query(SQL.getCrew, [crew]);
+          if (!rowCount) throw new PlangateError(ErrorCode.NotFound, `unknown crew: ${crew}`);
+          await c.query(SQL.upsertAgent, [id, crew]);
+        });
+      }),
+
+    getCrew: (id) =>
+      run('getCrew', async () => {
+        const { rows } = await pool.query<Crew>(SQL.getCrew, [id]);
+        return rows[0] ? { id: rows[0].id, parent: rows[0].parent } : undefined;
+      }),
+
+    getAgent: (id) =>
+      run('getAgent', async () => {
+        const { rows } = await pool.query<Agent>(SQL.getAgent, [id]);
+        return rows[0] ? { id: rows[0].id, crew: rows[0].crew } : undefined;
+      }),
+
+    listCrews: () => run('listCrews', async () => (await pool.query<Crew>(SQL.listCrews)).rows.map((r) => ({ id: r.id, parent: r.parent }))),
+
+    listAgents: () => run('listAgents', async () => (await pool.query<Agent>(SQL.listAgents)).rows.map((r) => ({ id: r.id, crew: r.crew }))),
+
+    lineage: (agentId) =>
+      run('lineage', async (): Promise<Lineage> => {
+        if (typeof agentId !== 'string') return { id: agentId, known: false, crews: [] };
+        const { rows } = await pool.query<{ id: string }>({ name: 'plangate_lineage', text: SQL.agentLineage, values: [agentId] });
+        if (rows.length > MAX_CREW_DEPTH) {
+          throw new PlangateError(ErrorCode.StoreFailure, `postgres store: the crew chain of ${agentId} is deeper than ${MAX_CREW_DEPTH}`);
+        }
+        return { id: agentId, known: rows.length > 0, crews: rows.map((r) => r.id) };
+      }),
+
+    postMessage: (message: NewMessage) =>
+      run('postMessage', async () => {
+        const m = checkNewMessage(message);
+        const { rows } = await pool.query<{ id: number }>(SQL.insertMessage, [m.thread, m.author, m.authorKind, m.kind, m.body, m.at, m.runId ?? null]);
+        return { ...m, id: String(rows[0]?.id) };
+      }),
+
+    candidates: (q: CandidateQuery) =>
+      run('candidates', async () => {
+        checkCandidateQuery(q);
+        // Named: prepared once per connection, not parsed and planned again on every decision.
+        const { rows } = await pool.query<FactRow>({ name: 'plangate_candidates', text: SQL.candidates, values: candidateParams(q) });
+        return dedupeNewestFirst(rows.map(toFactRow));
+      }),
+
+    decisionFacts: (q) =>
+      run('decisionFacts', async () => {
+        const seats = [q.agent, ...q.delegatedBy];
+        const context = q.context ?? 0;
+        checkCandidateQuery({ now: q.now, ...(q.runId !== undefined ? { runId: q.runId } : {}), plansBy: [], ...(context > 0 ? { context: { threads: [], author: q.agent, perThread: context } } : {}) });
+        const { rows } = await pool.query<{ facts: { lineages: Array<{ id: string; crews: string[] }>; hold: HoldRow | null; messages: FactRow[] } }>({
+          name: 'plangate_decision_facts',
+          text: DECISION_FACTS_SQL,
+          values: [seats, q.now, q.runId ?? null, context],
+        });
+        const facts = rows[0]?.facts;
+        if (!facts) throw new Error('the decision facts statement answered no row');
+        const lineages = facts.lineages.map((l): Lineage => {
+          if (l.crews.length > MAX_CREW_DEPTH) {
+            throw new PlangateError(ErrorCode.StoreFailure, `postgres store: the crew chain of ${l.id} is deeper than ${MAX_CREW_DEPTH}`);
+          }
+          return { id: l.id, known: l.crews.length > 0, crews: l.crews };
+        });
+        const [agent, ...upstream] = lineages;
+        if (!agent) throw new Error('the decision facts statement answered no lineage');
+        const messages = dedupeNewestFirst(facts.messages.map(toFactRow));
+        return facts.hold ? { agent, upstream, hold: toHold(facts.hold), messages } : { agent, upstream, messages };
+      }),
+
+    listThread: (thread, limit) =>
+      run('listThread', async () => {
+        checkListThread(thread, limit);
+        const { rows } = await pool.query<FactRow & { body: string }>(SQL.listThread, [thread, limit]);
+        return rows.map(toMessageRow);
+      }),
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+export type { PostgresOptions } from './pool.js';
