@@ -6,8 +6,12 @@
 #   applies to a read-class tool listed under readGuard.tools, whose listing
 #   names the argument holding the path and the arguments that ask for a part
 #   (offset, limit, range...). A call giving any of those is not a whole-file
-#   read. The host resolves the path and reports the file's size as
-#   input.file; until it has, `needs` says which fact is missing.
+#   read. The path argument holds one path, or an array of paths each read
+#   whole. The host resolves each path and reports its size (input.file for
+#   one path, input.files for an array); until it has, `needs` says which
+#   facts are missing. The read tools of the MCP reference filesystem server
+#   are known out of the box (builtin_specs), also behind a gateway's
+#   `<upstream>__` namespace; a listing in the rules replaces them.
 package plangate.read_guard
 
 import data.plangate.classify
@@ -19,7 +23,22 @@ default specs := {}
 
 specs := data.plangate.rules.readGuard.tools
 
-spec := specs[tool]
+# builtin_specs are the read tools of the MCP reference filesystem server.
+builtin_specs := {
+	"read_text_file": {"path": "path", "range": ["head", "tail"]},
+	"read_file": {"path": "path", "range": ["head", "tail"]},
+	"read_media_file": {"path": "path", "range": []},
+	"read_multiple_files": {"path": "paths", "range": []},
+}
+
+# bare_name is the tool's name without a gateway namespace (`fs__read_file` → `read_file`).
+bare_name := parts[count(parts) - 1] if parts := split(tool, "__")
+
+spec := s if {
+	s := specs[tool]
+} else := s if {
+	s := builtin_specs[bare_name]
+}
 
 max_setting := planning.effective(input.agent).readGuardMaxBytes
 
@@ -34,16 +53,46 @@ range_args := object.get(spec, "range", [])
 # given_ranges are the part-asking arguments the call sets (null counts as unset).
 given_ranges := [r | some r in range_args; args[r] != null]
 
-path := args[spec.path] if {
-	is_string(args[spec.path])
-	args[spec.path] != ""
+# targets are the paths the call reads whole: the path argument as one
+# non-empty string, or a non-empty array of them.
+targets := [p] if {
+	p := args[spec.path]
+	is_string(p)
+	p != ""
+} else := ps if {
+	ps := args[spec.path]
+	is_array(ps)
+	count(ps) > 0
+	every p in ps {
+		is_string(p)
+		p != ""
+	}
 }
 
-# file is the host's fact about this call's path, when it has gathered one.
-file := input.file if {
+# fact_of is the host's fact about one path, when it has gathered it.
+fact_of(p) := input.file if {
 	is_object(input.file)
-	input.file.path == path
+	input.file.path == p
+} else := f if {
+	found := [g | some g in object.get(input, "files", []); is_object(g); g.path == p]
+	count(found) > 0
+	f := found[0]
 }
+
+missing := [p | some p in targets; not fact_of(p)]
+
+known := [f | some p in targets; f := fact_of(p)]
+
+over_files := [f | some f in known; f.kind == "file"; f.size > max_bytes]
+
+# file is the fact the verdict and the message name: the first file over the ceiling, else the first path's.
+file := over_files[0] if {
+	count(over_files) > 0
+} else := fact_of(targets[0])
+
+path := file.path if {
+	file
+} else := targets[0]
 
 default on := false
 
@@ -60,15 +109,15 @@ status := "off" if {
 } else := "not_read" if {
 	classify.class_of(tool) != "read"
 } else := "no_path" if {
-	not path
+	not targets
 } else := "ranged" if {
 	count(given_ranges) > 0
 } else := "needs_size" if {
-	not file
-} else := "not_a_file" if {
-	file.kind != "file"
+	count(missing) > 0
 } else := "over" if {
-	file.size > max_bytes
+	count(over_files) > 0
+} else := "not_a_file" if {
+	count([f | some f in known; f.kind == "file"]) == 0
 } else := "under"
 
 default applies := false
@@ -80,7 +129,15 @@ default refused := false
 refused if status == "over"
 
 # needs names the fact the host must gather before the decision is final.
-needs := {"file": {"arg": spec.path, "path": path}} if status == "needs_size"
+needs := {"file": {"arg": spec.path, "path": targets[0]}} if {
+	status == "needs_size"
+	is_string(args[spec.path])
+}
+
+needs := {"files": {"arg": spec.path, "paths": missing}} if {
+	status == "needs_size"
+	is_array(args[spec.path])
+}
 
 code := concat(":", ["read_guard", tool])
 

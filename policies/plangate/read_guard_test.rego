@@ -102,3 +102,62 @@ test_message_says_to_sample_or_search if {
 	c := read_guard.message with input as gx.call("fs.cat", {"file": "big.log"}, big) with data.plangate.rules as gx.rules
 	contains(c, "read a part of it with a tool that takes a range")
 }
+
+# fs_call is a call to a filesystem server tool, classified by its read-only annotation.
+fs_call(tool, args, extra) := object.union(gx.call(tool, args, extra), {"call": {"args": args, "annotations": {"readOnlyHint": true}}})
+
+fs_check(tool, args, extra) := v if {
+	v := read_guard.verdict with input as fs_call(tool, args, extra) with data.plangate.rules as gx.rules
+}
+
+test_the_filesystem_servers_read_tools_are_known_out_of_the_box if {
+	fs_check("read_text_file", {"path": "big.log"}, big).status == "over"
+	fs_check("read_text_file", {"path": "big.log", "head": 10}, big).status == "ranged"
+	fs_check("read_text_file", {"path": "big.log", "tail": 10}, big).status == "ranged"
+	fs_check("read_file", {"path": "big.log"}, big).status == "over"
+	fs_check("read_media_file", {"path": "big.log"}, big).status == "over"
+
+	# behind a gateway namespace too
+	fs_check("files__read_text_file", {"path": "big.log"}, big).status == "over"
+	m := read_guard.message with input as fs_call("read_text_file", {"path": "big.log"}, big) with data.plangate.rules as gx.rules
+	contains(m, "pass head or tail to read a part of it")
+
+	# a listing in the rules replaces the built-in one
+	listed := object.union(gx.rules, {"readGuard": {"tools": {"read_text_file": {"path": "file", "range": []}}}})
+	v := read_guard.verdict with input as fs_call("read_text_file", {"file": "big.log", "head": 3}, big) with data.plangate.rules as listed
+	v.status == "over"
+}
+
+two := {"files": [
+	{"path": "a.txt", "resolved": "/work/a.txt", "kind": "file", "size": 10},
+	{"path": "big.log", "resolved": "/work/big.log", "kind": "file", "size": 5000},
+]}
+
+test_an_array_of_paths_is_refused_when_one_file_is_over if {
+	v := fs_check("read_multiple_files", {"paths": ["a.txt", "big.log"]}, two)
+	v.status == "over"
+	v.path == "big.log"
+	v.file.size == 5000
+	fs_check("read_multiple_files", {"paths": ["a.txt"]}, two).status == "under"
+}
+
+test_an_array_of_paths_asks_for_the_missing_sizes if {
+	v := fs_check("read_multiple_files", {"paths": ["a.txt", "c.txt", "d.txt"]}, two)
+	v.status == "needs_size"
+	n := read_guard.needs with input as fs_call("read_multiple_files", {"paths": ["a.txt", "c.txt", "d.txt"]}, two)
+		with data.plangate.rules as gx.rules
+	n == {"files": {"arg": "paths", "paths": ["c.txt", "d.txt"]}}
+}
+
+test_an_array_of_paths_must_hold_non_empty_strings if {
+	fs_check("read_multiple_files", {"paths": []}, two).status == "no_path"
+	fs_check("read_multiple_files", {"paths": ["a.txt", 3]}, two).status == "no_path"
+	fs_check("read_multiple_files", {"paths": ["a.txt", ""]}, two).status == "no_path"
+}
+
+test_an_array_of_things_that_are_not_files_passes if {
+	dirs := {"files": [{"path": "src", "resolved": "/work/src", "kind": "other"}, {"path": "gone", "resolved": "/work/gone", "kind": "missing"}]}
+	fs_check("read_multiple_files", {"paths": ["src", "gone"]}, dirs).status == "not_a_file"
+	mixed := {"files": [{"path": "src", "resolved": "/work/src", "kind": "other"}, {"path": "a.txt", "resolved": "/work/a.txt", "kind": "file", "size": 10}]}
+	fs_check("read_multiple_files", {"paths": ["src", "a.txt"]}, mixed).status == "under"
+}

@@ -25,4 +25,18 @@ export interface Call {
    * rules name; a host may leave out large values such as file contents.
    */
   args?: Record<string, unknown>;
+  /**
+   * The tool's hints from the MCP server that offers it (`readOnlyHint`,
+   * `destructiveHint`, …), given by the host or gateway, never by the agent.
+   * Advisory: they classify the tool only where the rules do not.
+   */
+  annotations?: ToolHints;
+}
+
+/** MCP tool annotations the policy reads (all optional, all advisory). */
+export interface ToolHints {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 }

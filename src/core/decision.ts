@@ -152,7 +152,7 @@ export interface Decision {
    * A fact the policy needs before its answer is final: the size of the file
    * a whole-file read names. The gate gathers it and decides again.
    */
-  needs?: { file: { arg: string; path: string } };
+  needs?: { file?: { arg: string; path: string }; files?: { arg: string; paths: string[] } };
   /**
    * Present when the rules or the policy could not be loaded: the call went
    * through as if the mode were off, and this says why.

@@ -4,6 +4,8 @@
  * entitled to assert it (see the README's trust model).
  */
 
+import type { ToolHints } from './call.js';
+
 /** Who wrote a message. */
 export type AuthorKind = 'agent' | 'human';
 
@@ -73,7 +75,7 @@ export type FileFact =
 export interface PolicyInput {
   /** Decision time, epoch milliseconds. */
   now: number;
-  call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown> };
+  call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown>; annotations?: ToolHints };
   agent: Lineage;
   /** The delegation chain's lineages, in `delegatedBy` order. */
   upstream: Lineage[];
@@ -82,6 +84,8 @@ export interface PolicyInput {
   hold?: HoldFact;
   /** The file a whole-file read names, once the decision asked for it (`Decision.needs`). */
   file?: FileFact;
+  /** The files a read of several paths names, once the decision asked for them. */
+  files?: FileFact[];
 }
 
 /**

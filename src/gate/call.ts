@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { ErrorCode, PlangateError, type Problem } from '../core/errors.js';
 import { RESERVED_IDS } from '../core/threads.js';
-import type { Call } from '../core/types.js';
+import type { Call, ToolHints } from '../core/types.js';
 
 const schema = JSON.parse(readFileSync(new URL('../../schemas/call.schema.json', import.meta.url), 'utf8'));
 const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
@@ -19,6 +19,7 @@ export interface CheckedCall {
   delegatedBy: string[];
   now: number;
   args?: Record<string, unknown>;
+  annotations?: ToolHints;
 }
 
 /** Largest `call.args`, as JSON in UTF-8 bytes. */
@@ -63,6 +64,7 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
     delegatedBy: c.delegatedBy ?? [],
     now: c.at === undefined ? defaultNow : toMillis(c.at, 'call.at'),
     ...(c.args !== undefined ? { args: c.args } : {}),
+    ...(c.annotations !== undefined ? { annotations: c.annotations } : {}),
   };
 }
 

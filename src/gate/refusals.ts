@@ -11,18 +11,22 @@ import type { Evaluator } from '../engine/policy.js';
 import { fileFact } from './files.js';
 
 /**
- * Decides `input`; when the decision needs the size of the file a whole-file
- * read names, gathers it (resolved against `base`) and decides again with
- * the same evaluator. At most one extra evaluation, one realpath, one stat.
+ * Decides `input`; when the decision needs the size of the file (or files) a
+ * whole-file read names, gathers it (resolved against `base`) and decides
+ * again with the same evaluator. At most one extra evaluation, and one
+ * realpath and one stat per path.
  *
  * @example
  * const decision = await decideWithFacts(engine, input, process.cwd());
  */
 export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, base: string): Promise<Decision> {
   const first = evaluator.decide(input);
-  const wanted = first.needs?.file;
-  if (!wanted) return first;
-  input.file = await fileFact(base, wanted.path);
+  const one = first.needs?.file;
+  const many = first.needs?.files;
+  if (!one && !many) return first;
+  if (one) input.file = await fileFact(base, one.path);
+  // A read of several paths: one fact per distinct path (the paths come from args, at most 64 KiB as JSON).
+  if (many) input.files = await Promise.all([...new Set(many.paths)].map((path) => fileFact(base, path)));
   return evaluator.decide(input);
 }
 
@@ -52,13 +56,15 @@ export function planningRefusalEvent(input: PolicyInput, decision: Decision): Au
     };
     return event;
   }
-  if (decision.check === 'read_guard' && input.file?.kind === 'file') {
+  // The file over the ceiling, as the policy names it (one of several for a read of many paths).
+  const file = decision.checks?.readGuard.file ?? input.file;
+  if (decision.check === 'read_guard' && file?.kind === 'file') {
     const event: ReadGuardBlocked = {
       type: 'ReadGuardBlocked',
       ...common(input, decision),
-      path: input.file.path,
-      resolved: input.file.resolved,
-      sizeBytes: input.file.size,
+      path: file.path,
+      resolved: file.resolved,
+      sizeBytes: file.size,
       maxBytes: decision.checks?.readGuard.maxBytes ?? 0,
     };
     return event;
