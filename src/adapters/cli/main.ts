@@ -10,6 +10,7 @@ import { registerCheck } from './commands/check.js';
 import { registerCompile } from './commands/compile.js';
 import { registerDecide } from './commands/decide.js';
 import { registerHolds } from './commands/holds.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
 import { registerSay } from './commands/say.js';
@@ -57,6 +58,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerCompile(program, ctx);
   registerBlueprint(program, ctx);
   registerServe(program, ctx);
+  registerMcp(program, ctx);
   return program;
 }
 
