@@ -10,7 +10,7 @@
 #   whole. The host resolves each path and reports its size (input.file for
 #   one path, input.files for an array); until it has, `needs` says which
 #   facts are missing. The read tools of the MCP reference filesystem server
-#   are known out of the box (builtin_specs), also behind a gateway's
+#   and an MCP resources/read are known out of the box (builtin_specs), also behind a gateway's
 #   `<upstream>__` namespace; a listing in the rules replaces them.
 package plangate.read_guard
 
@@ -23,8 +23,10 @@ default specs := {}
 
 specs := data.plangate.rules.readGuard.tools
 
-# builtin_specs are the read tools of the MCP reference filesystem server.
+# builtin_specs are the read tools of the MCP reference filesystem server,
+# and an MCP gateway's resources/read of a file: URI (the gateway gives its path).
 builtin_specs := {
+	"resources/read": {"path": "path", "range": []},
 	"read_text_file": {"path": "path", "range": ["head", "tail"]},
 	"read_file": {"path": "path", "range": ["head", "tail"]},
 	"read_media_file": {"path": "path", "range": []},

@@ -116,6 +116,8 @@ test_the_filesystem_servers_read_tools_are_known_out_of_the_box if {
 	fs_check("read_text_file", {"path": "big.log", "tail": 10}, big).status == "ranged"
 	fs_check("read_file", {"path": "big.log"}, big).status == "over"
 	fs_check("read_media_file", {"path": "big.log"}, big).status == "over"
+	fs_check("resources/read", {"uri": "file:///work/big.log", "path": "big.log"}, big).status == "over"
+	fs_check("resources/read", {"uri": "https://example.com/"}, big).status == "no_path"
 
 	# behind a gateway namespace too
 	fs_check("files__read_text_file", {"path": "big.log"}, big).status == "over"
