@@ -8,7 +8,8 @@
  *
  * Over stdio: `node --import tsx recorder.ts`. Over Streamable HTTP: `recorderHttp()`.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -16,9 +17,15 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 
-export function recorderServer(record: string): McpServer {
+export function recorderServer(record: string, files: string[] = []): McpServer {
   const server = new McpServer({ name: 'recorder', version: '1.0.0' }, { capabilities: { logging: {} } });
   const log = (tool: string, args: unknown) => appendFileSync(record, `${JSON.stringify({ tool, args, pid: process.pid })}\n`);
+  files.forEach((file, i) => {
+    server.registerResource(`file-${i}`, pathToFileURL(file).href, { mimeType: 'text/plain' }, async (uri) => {
+      log('resources/read', { uri: uri.href });
+      return { contents: [{ uri: uri.href, text: readFileSync(file, 'utf8') }] };
+    });
+  });
   server.registerTool('echo', { description: 'Echo the text back.', inputSchema: { text: z.string() } }, async (args) => {
     log('echo', args);
     return { content: [{ type: 'text', text: args.text }] };
@@ -67,7 +74,7 @@ export function recorderServer(record: string): McpServer {
 }
 
 /** Serves a fresh recorder per MCP session over Streamable HTTP; resolves with its URL. */
-export async function recorderHttp(record: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function recorderHttp(record: string, files: string[] = []): Promise<{ url: string; close(): Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -80,7 +87,7 @@ export async function recorderHttp(record: string): Promise<{ url: string; close
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (id) => void transports.set(id, created),
       });
-      await recorderServer(record).connect(created);
+      await recorderServer(record, files).connect(created);
       t = created;
     }
     await t.handleRequest(req, res, body);

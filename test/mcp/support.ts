@@ -91,12 +91,17 @@ export const TOKENS: Record<string, string> = {
   '0xOTHER': 'other-token-0123456789abcdef',
 };
 
+export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
+
 /** The gateway in this process, clients over Streamable HTTP, a movable clock. */
-export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)]): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
+export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
   let offset = 0;
   const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, clock: () => Date.now() + offset, log: () => {} });
-  const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: 100, maxMs: 400, factor: 2 } });
-  const tokens = createTokenSet(Object.entries(TOKENS).map(([seat, token]) => ({ role: 'agent' as const, seat, token })));
+  const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: reconnectMs, maxMs: 4 * reconnectMs, factor: 2 } });
+  const tokens = createTokenSet([
+    ...Object.entries(TOKENS).map(([seat, token]) => ({ role: 'agent' as const, seat, token })),
+    { role: 'operator', name: 'ops', token: OPERATOR_TOKEN },
+  ]);
   const listener = await listenMcp(gateway, { port: 0, tokens });
   const clients: Client[] = [];
   return {

@@ -1,0 +1,97 @@
+/**
+ * The Streamable HTTP side of the gateway: who may connect, whose session
+ * is whose, malformed requests, resources/read under the read guard, and
+ * /health and /metrics.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { recorderHttp } from './recorder.js';
+import { httpHarness, makeWorld, OPERATOR_TOKEN, recorded, TOKENS } from './support.js';
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('plangate mcp --listen', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+  });
+
+  async function setup() {
+    const w = makeWorld(`
+planRequired:
+  workspace: { mode: side_effects }
+planningGate:
+  defaults: { readGuardMaxBytes: 100 }
+`);
+    const big = join(w.files, 'big.txt');
+    const small = join(w.files, 'small.txt');
+    writeFileSync(big, 'x'.repeat(5000));
+    writeFileSync(small, 'tiny');
+    const up = await recorderHttp(w.record, [big, small]);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
+    closers.push(() => h.close());
+    return { w, h, big, small };
+  }
+
+  it('takes agent tokens only, and a session only from the seat that opened it', async () => {
+    const { h } = await setup();
+    const url = h.listener.url;
+    expect((await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(INIT) })).status).toBe(401);
+    const bad = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: 'Bearer nope-nope-nope-nope' }, body: JSON.stringify(INIT) });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toContain('Bearer');
+
+    const ops = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${OPERATOR_TOKEN}` }, body: JSON.stringify(INIT) });
+    expect(ops.status).toBe(403);
+    const init = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(INIT) });
+    expect(init.status).toBe(200);
+    const sid = init.headers.get('mcp-session-id') as string;
+    expect(sid).toBeTruthy();
+    await init.text();
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const stolen = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xOTHER']}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(list) });
+    expect(stolen.status).toBe(404);
+    const noSession = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(list) });
+    expect(noSession.status).toBe(400);
+    const garbage = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: '{nope' });
+    expect(garbage.status).toBe(400);
+    expect(((await garbage.json()) as { error: { code: string } }).error.code).toBe('malformed_json');
+    expect((await fetch(url.replace('/mcp', '/nope'))).status).toBe(404);
+  });
+
+  it('answers malformed calls with JSON-RPC errors and never forwards them', async () => {
+    const { w, h } = await setup();
+    const c = await h.client('0xWORKER');
+    await expect(c.request({ method: 'tools/call', params: { name: 42 } } as never, CallToolResultSchema)).rejects.toThrow(/-32602|Invalid/);
+    await expect(c.request({ method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: { 'plangate/runId': 7 } } }, CallToolResultSchema)).rejects.toThrow(/run id/);
+    await expect(c.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/not found/);
+    expect(recorded(w)).toEqual([]);
+  });
+
+  it('decides resources/read as a read, with the read guard on a file: URI', async () => {
+    const { w, h, big, small } = await setup();
+    const c = await h.client('0xWORKER');
+    const uris = (await c.listResources()).resources.map((r) => r.uri);
+    expect(uris).toEqual([pathToFileURL(big).href, pathToFileURL(small).href]);
+    const refused = c.readResource({ uri: pathToFileURL(big).href });
+    await expect(refused).rejects.toMatchObject({ code: -32030, data: { check: 'read_guard', code: 'read_guard:resources/read' } });
+    expect((await c.readResource({ uri: pathToFileURL(small).href })).contents[0]).toMatchObject({ text: 'tiny' });
+    expect(recorded(w).map((r) => r.args['uri'])).toEqual([pathToFileURL(small).href]);
+  });
+
+  it('reports upstreams and counts calls in /health and /metrics', async () => {
+    const { h } = await setup();
+    const c = await h.client('0xWORKER');
+    await c.callTool({ name: 'echo', arguments: { text: 'x' } });
+    const health = await (await fetch(h.listener.url.replace('/mcp', '/health'))).json() as Record<string, unknown>;
+    expect(health).toMatchObject({ status: 'ok', sessions: 1, enforcing: true, upstreams: [{ name: 'rec', transport: 'http', state: 'up', up: 1, down: 0 }] });
+    const metrics = await (await fetch(h.listener.url.replace('/mcp', '/metrics'))).text();
+    expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="echo",outcome="refused"\} 1/);
+    expect(metrics).toMatch(/plangate_mcp_sessions 1/);
+  });
+});
