@@ -10,6 +10,7 @@ import { registerCheck } from './commands/check.js';
 import { registerCompile } from './commands/compile.js';
 import { registerDecide } from './commands/decide.js';
 import { registerHolds } from './commands/holds.js';
+import { registerHook } from './commands/hook.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
@@ -59,6 +60,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerBlueprint(program, ctx);
   registerServe(program, ctx);
   registerMcp(program, ctx);
+  registerHook(program, ctx);
   return program;
 }
 
