@@ -11,6 +11,7 @@ import { registerCompile } from './commands/compile.js';
 import { registerDecide } from './commands/decide.js';
 import { registerHolds } from './commands/holds.js';
 import { registerHook } from './commands/hook.js';
+import { registerInit } from './commands/init.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
@@ -61,6 +62,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerServe(program, ctx);
   registerMcp(program, ctx);
   registerHook(program, ctx);
+  registerInit(program, ctx);
   return program;
 }
 
