@@ -40,3 +40,4 @@ export { readWorkspaceEnv, applyWorkspaceEnv, refuseIfWorkspacePinned, WORKSPACE
 export type { RuntimeStatus, StatusSource } from './main/status.js';
 export { loadBlueprint, parseBlueprint, type Blueprint } from './rules/blueprint.js';
 export { applyBlueprint, type ApplyBlueprintOptions, type ApplyBlueprintResult } from './main/blueprint.js';
+export { readRootsFrom, READ_BASE_ENV } from './main/roots.js';

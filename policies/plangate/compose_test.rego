@@ -87,7 +87,7 @@ test_the_reviewer_channel_never_needs_a_plan if {
 
 test_needs_is_passed_on_until_the_host_reports_the_file if {
 	d := decide(gx.call(gx.read_file, {"path": "big.log"}, {}))
-	d.needs == {"file": {"arg": "path", "path": "big.log"}}
+	d.needs == {"files": ["big.log"]}
 	d.allowed == true
 	e := decide(object.union(gx.call(gx.read_file, {"path": "big.log"}, {}), big))
 	not e.needs

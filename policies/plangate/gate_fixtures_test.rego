@@ -17,6 +17,7 @@ channel := "review.send"
 tools := object.union(fx.tools, {"exact": {
 	"fs.read_file": "read",
 	"fs.cat": "read",
+	"fs.read_many": "read",
 	"fs.write_file": "effect",
 	"review.send": "say",
 	"github.list_issues": "read",
@@ -45,6 +46,7 @@ read_guard := {"tools": {
 	"fs.read_file": {"path": "path", "range": ["offset", "limit"], "source": "rules/planning.yaml:21:5"},
 	"fs.cat": {"path": "file", "source": "rules/planning.yaml:22:5"},
 	"fs.write_file": {"path": "path", "range": [], "source": "rules/planning.yaml:23:5"},
+	"fs.read_many": {"paths": "paths", "source": "rules/planning.yaml:24:5"},
 }}
 
 # rules: side_effects everywhere, with the planning gate and the read guard.
@@ -69,4 +71,7 @@ call(tool, args, extra) := object.union(object.union(fx.call(tool, []), {"call":
 held(tool, args) := call(tool, args, {"hold": hold})
 
 # file is the host's fact for a regular file of `size` bytes at `path`.
-file(path, size) := {"file": {"path": path, "resolved": concat("", ["/work/", path]), "kind": "file", "size": size}}
+file(path, size) := {"files": {path: {"path": path, "kind": "file", "size": size}}}
+
+# fact is the host's fact of another kind (missing, other, outside) at `path`.
+fact(path, kind) := {"files": {path: {"path": path, "kind": kind}}}

@@ -4,18 +4,31 @@
 #   A read of a whole file larger than the ceiling (readGuardMaxBytes in the
 #   planning-gate settings) is refused, locally and deterministically. It
 #   applies to a read-class tool listed under readGuard.tools, whose listing
-#   names the argument holding the path and the arguments that ask for a part
-#   (offset, limit, range...). A call giving any of those is not a whole-file
-#   read. The path argument holds one path, or an array of paths each read
-#   whole. The host resolves each path and reports its size (input.file for
-#   one path, input.files for an array); until it has, `needs` says which
-#   facts are missing. The read tools of the MCP reference filesystem server
-#   and an MCP resources/read are known out of the box (builtin_specs), also behind a gateway's
-#   `<upstream>__` namespace; a listing in the rules replaces them.
+#   names the argument holding the path (`path`), or holding an array of
+#   paths for a tool that reads several files (`paths`), and the arguments
+#   that ask for a part (offset, limit, range...). A call giving any of those
+#   is not a whole-file read.
+#
+#   The guard cannot be talked past: a path argument that is missing or not
+#   one plain path (an array where one path is expected, an object, a number,
+#   a NUL byte, a URL) is refused, and so is a call whose guarded arguments
+#   were withheld from the policy for their size (input.call.omittedArgs).
+#   The host resolves each path inside the configured read roots and reports
+#   it in input.files (by path): a file with its size, something else,
+#   missing, or outside the roots. A whole-file read outside every root is
+#   refused, since nobody may look at that file's size; nothing about it is
+#   said beyond the agent's own path. Until the host has gathered a path's
+#   fact, `needs` names it.
 package plangate.read_guard
 
 import data.plangate.classify
 import data.plangate.planning
+
+# max_path_chars is the longest path accepted (PATH_MAX on Linux).
+max_path_chars := 4096
+
+# max_paths is the most paths one call may read whole.
+max_paths := 64
 
 tool := input.call.tool
 
@@ -24,16 +37,18 @@ default specs := {}
 specs := data.plangate.rules.readGuard.tools
 
 # builtin_specs are the read tools of the MCP reference filesystem server,
-# and an MCP gateway's resources/read of a file: URI (the gateway gives its path).
+# and an MCP gateway's resources/read of a file: URI (the gateway gives its
+# path). They apply also behind a gateway's `<upstream>__` namespace or a
+# host's `mcp__<server>__` prefix; a listing in the rules replaces them.
 builtin_specs := {
 	"resources/read": {"path": "path", "range": []},
 	"read_text_file": {"path": "path", "range": ["head", "tail"]},
 	"read_file": {"path": "path", "range": ["head", "tail"]},
 	"read_media_file": {"path": "path", "range": []},
-	"read_multiple_files": {"path": "paths", "range": []},
+	"read_multiple_files": {"paths": "paths", "range": []},
 }
 
-# bare_name is the tool's name without a gateway namespace (`fs__read_file` → `read_file`).
+# bare_name is the tool's name without a namespace (`fs__read_file` → `read_file`).
 bare_name := parts[count(parts) - 1] if parts := split(tool, "__")
 
 spec := s if {
@@ -55,46 +70,102 @@ range_args := object.get(spec, "range", [])
 # given_ranges are the part-asking arguments the call sets (null counts as unset).
 given_ranges := [r | some r in range_args; args[r] != null]
 
-# targets are the paths the call reads whole: the path argument as one
-# non-empty string, or a non-empty array of them.
-targets := [p] if {
-	p := args[spec.path]
-	is_string(p)
-	p != ""
-} else := ps if {
-	ps := args[spec.path]
-	is_array(ps)
-	count(ps) > 0
-	every p in ps {
-		is_string(p)
-		p != ""
-	}
+# multi is true for a tool that reads several files from one array argument.
+default multi := false
+
+multi if is_string(spec.paths)
+
+path_arg := spec.paths if multi
+
+else := spec.path
+
+# guarded are the arguments the guard reads.
+guarded := {path_arg} | {r | some r in range_args}
+
+default omitted := []
+
+omitted := input.call.omittedArgs if is_array(input.call.omittedArgs)
+
+# withheld are the guarded arguments the host could not give the policy.
+withheld := sort([a | some a in omitted; a in guarded])
+
+# path_problem(v) says why v is not one plain path, if it is not.
+path_problem(v) := concat("", ["is ", type_phrase(v), ", not a path"]) if {
+	not is_string(v)
+} else := "is empty" if {
+	v == ""
+} else := "contains a NUL byte" if {
+	contains(v, "\u0000")
+} else := "is a URL, not a path" if {
+	regex.match(`^[A-Za-z][A-Za-z0-9+.-]+:/`, v)
+} else := concat("", ["is longer than ", format_int(max_path_chars, 10), " characters"]) if {
+	count(v) > max_path_chars
 }
 
-# fact_of is the host's fact about one path, when it has gathered it.
-fact_of(p) := input.file if {
-	is_object(input.file)
-	input.file.path == p
-} else := f if {
-	found := [g | some g in object.get(input, "files", []); is_object(g); g.path == p]
-	count(found) > 0
-	f := found[0]
+type_phrase(v) := "an array" if is_array(v)
+
+else := "an object" if is_object(v)
+
+else := concat("", ["a ", type_name(v)])
+
+arg_phrase := concat("", ["argument \"", path_arg, "\""])
+
+# problem says why the call does not name its file(s) plainly, if it does not.
+problem := concat("", [arg_phrase, " is missing"]) if {
+	not has_path_arg
+} else := concat("", [arg_phrase, " ", path_problem(args[path_arg])]) if {
+	not multi
+	path_problem(args[path_arg])
+} else := concat("", [arg_phrase, " is ", type_phrase(args[path_arg]), ", not an array of paths"]) if {
+	multi
+	not is_array(args[path_arg])
+} else := concat("", [arg_phrase, " is an empty array"]) if {
+	multi
+	count(args[path_arg]) == 0
+} else := concat("", [arg_phrase, " has more than ", format_int(max_paths, 10), " paths"]) if {
+	multi
+	count(args[path_arg]) > max_paths
+} else := bad_items[0] if {
+	multi
+	count(bad_items) > 0
 }
 
-missing := [p | some p in targets; not fact_of(p)]
+default has_path_arg := false
 
-known := [f | some p in targets; f := fact_of(p)]
+has_path_arg if {
+	some k, _ in args
+	k == path_arg
+}
 
-over_files := [f | some f in known; f.kind == "file"; f.size > max_bytes]
+# bad_items say which entries of a paths array are not plain paths.
+bad_items := [concat("", [arg_phrase, "[", format_int(i, 10), "] ", path_problem(v)]) |
+	some i, v in args[path_arg]
+	path_problem(v)
+]
 
-# file is the fact the verdict and the message name: the first file over the ceiling, else the first path's.
-file := over_files[0] if {
-	count(over_files) > 0
-} else := fact_of(targets[0])
+# paths are the files the call reads, once they are plain.
+paths := [args[path_arg]] if {
+	not multi
+	not problem
+} else := args[path_arg] if {
+	multi
+	not problem
+}
 
-path := file.path if {
-	file
-} else := targets[0]
+# fact(p) is the host's fact about path p, when it has gathered one.
+fact(p) := input.files[p] if {
+	is_object(input.files)
+	is_object(input.files[p])
+	input.files[p].path == p
+}
+
+unchecked := [p | some p in paths; not fact(p)]
+
+outside := [p | some p in paths; fact(p).kind == "outside"]
+
+over := [p | some p in paths; fact(p).kind == "file"; fact(p).size > max_bytes]
+
+regular := [p | some p in paths; fact(p).kind == "file"]
 
 default on := false
 
@@ -103,43 +174,39 @@ on if {
 	max_bytes > 0
 }
 
-# status says how far the check got; only "over" refuses.
+# status says how far the check got; withheld, bad_path, outside_roots and over refuse.
 status := "off" if {
 	not on
 } else := "not_listed" if {
 	not spec
 } else := "not_read" if {
 	classify.class_of(tool) != "read"
-} else := "no_path" if {
-	not targets
+} else := "withheld" if {
+	count(withheld) > 0
+} else := "bad_path" if {
+	problem
 } else := "ranged" if {
 	count(given_ranges) > 0
 } else := "needs_size" if {
-	count(missing) > 0
+	count(unchecked) > 0
+} else := "outside_roots" if {
+	count(outside) > 0
 } else := "over" if {
-	count(over_files) > 0
+	count(over) > 0
 } else := "not_a_file" if {
-	count([f | some f in known; f.kind == "file"]) == 0
+	count(regular) == 0
 } else := "under"
 
 default applies := false
 
-applies if status in {"needs_size", "not_a_file", "over", "under"}
+applies if status in {"withheld", "bad_path", "needs_size", "outside_roots", "over", "not_a_file", "under"}
 
 default refused := false
 
-refused if status == "over"
+refused if status in {"withheld", "bad_path", "outside_roots", "over"}
 
-# needs names the fact the host must gather before the decision is final.
-needs := {"file": {"arg": spec.path, "path": targets[0]}} if {
-	status == "needs_size"
-	is_string(args[spec.path])
-}
-
-needs := {"files": {"arg": spec.path, "paths": missing}} if {
-	status == "needs_size"
-	is_array(args[spec.path])
-}
+# needs names the paths the host must look up before the decision is final.
+needs := {"files": unchecked} if status == "needs_size"
 
 code := concat(":", ["read_guard", tool])
 
@@ -147,22 +214,56 @@ slice_phrase := concat("", ["pass ", concat(" or ", range_args), " to read a par
 	count(range_args) > 0
 } else := "read a part of it with a tool that takes a range"
 
+ceiling_phrase := concat("", [
+	"the ", format_int(max_bytes, 10), "-byte ceiling for whole-file reads set by ",
+	planning.where(max_setting),
+])
+
+size_phrase(p) := concat("", [
+	p, " (", format_int(fact(p).size, 10), " bytes, ",
+	format_int(fact(p).size - max_bytes, 10), " over)",
+])
+
 message := concat("", [
-	code, " — this call reads all of ", path, " (", format_int(file.size, 10), " bytes), more than the ",
-	format_int(max_bytes, 10), "-byte ceiling for whole-file reads set by ", planning.where(max_setting),
-	". Sample it instead — ", slice_phrase, " — or search it for what you need, then carry on.",
+	code, " — this call reads all of ", concat(", ", [size_phrase(p) | some p in over]), ", more than ",
+	ceiling_phrase, ". Sample it instead — ", slice_phrase, " — or search it for what you need, then carry on.",
+]) if {
+	status == "over"
+} else := concat("", [
+	code, " — ", concat(", ", outside), " is outside the directories plangate may look at, so it cannot ",
+	"check the size of a whole-file read there. Read a file inside them, or ", slice_phrase, ".",
+]) if {
+	status == "outside_roots"
+} else := concat("", [
+	code, " — ", problem, ": name the file with one plain path (a string, no NUL byte, not a URL), ",
+	"so that plangate can check the size of a whole-file read.",
+]) if {
+	status == "bad_path"
+} else := concat("", [
+	code, " — argument(s) ", concat(", ", withheld), " were too large to be given to the policy, so this ",
+	"whole-file read cannot be checked. Name the file with a short plain path.",
 ])
 
 # verdict summarizes the check for the decision's `checks`.
 verdict := object.union(
 	{"status": status, "applies": applies, "refused": refused, "maxBytes": max_bytes},
-	object.union(path_part, file_part),
+	object.union(object.union(path_part, files_part), problem_part),
 )
 
-path_part := {"path": path} if path
+path_part := {"path": args[path_arg]} if {
+	not multi
+	paths
+} else := {"paths": paths} if {
+	paths
+} else := {}
 
-else := {}
+files_part := {"files": [fact(p) | some p in paths; fact(p)]} if {
+	some p in paths
+	fact(p)
+} else := {}
 
-file_part := {"file": file} if file
-
-else := {}
+problem_part := {"problem": problem} if {
+	status == "bad_path"
+} else := {"withheld": withheld} if {
+	status == "withheld"
+} else := {}

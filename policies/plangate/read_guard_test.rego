@@ -8,13 +8,17 @@ check(tool, args, extra) := v if {
 	v := read_guard.verdict with input as gx.call(tool, args, extra) with data.plangate.rules as gx.rules
 }
 
+message(tool, args, extra) := m if {
+	m := read_guard.message with input as gx.call(tool, args, extra) with data.plangate.rules as gx.rules
+}
+
 big := gx.file("big.log", 5000)
 
 test_whole_file_read_over_the_ceiling_is_refused if {
 	v := check(gx.read_file, {"path": "big.log"}, big)
 	v == {
 		"status": "over", "applies": true, "refused": true, "maxBytes": 100, "path": "big.log",
-		"file": {"path": "big.log", "resolved": "/work/big.log", "kind": "file", "size": 5000},
+		"files": [{"path": "big.log", "kind": "file", "size": 5000}],
 	}
 	read_guard.code == "read_guard:fs.read_file" with input as gx.call(gx.read_file, {"path": "big.log"}, big)
 }
@@ -37,6 +41,9 @@ test_a_range_makes_it_a_partial_read if {
 
 	# an argument the rules do not name is not a range
 	check(gx.read_file, {"path": "big.log", "lines": 10}, big).status == "over"
+
+	# a range does not excuse a path that is not a plain path
+	check(gx.read_file, {"path": ["big.log"], "offset": 0}, big).status == "bad_path"
 }
 
 test_a_tool_without_range_arguments if {
@@ -45,30 +52,46 @@ test_a_tool_without_range_arguments if {
 }
 
 test_a_missing_file_or_a_directory_passes_through if {
-	missing := {"file": {"path": "nope.txt", "resolved": "/work/nope.txt", "kind": "missing"}}
-	v := check(gx.read_file, {"path": "nope.txt"}, missing)
+	v := check(gx.read_file, {"path": "nope.txt"}, gx.fact("nope.txt", "missing"))
 	v.status == "not_a_file"
 	v.applies == true
 	v.refused == false
-	dir := {"file": {"path": "src", "resolved": "/work/src", "kind": "other"}}
-	check(gx.read_file, {"path": "src"}, dir).status == "not_a_file"
+	check(gx.read_file, {"path": "src"}, gx.fact("src", "other")).status == "not_a_file"
+}
+
+test_a_file_outside_the_roots_is_refused_without_a_word_about_it if {
+	v := check(gx.read_file, {"path": "/etc/passwd"}, gx.fact("/etc/passwd", "outside"))
+	v == {
+		"status": "outside_roots", "applies": true, "refused": true, "maxBytes": 100, "path": "/etc/passwd",
+		"files": [{"path": "/etc/passwd", "kind": "outside"}],
+	}
+	message(gx.read_file, {"path": "/etc/passwd"}, gx.fact("/etc/passwd", "outside")) == concat("", [
+		"read_guard:fs.read_file — /etc/passwd is outside the directories plangate may look at, so it cannot ",
+		"check the size of a whole-file read there. Read a file inside them, or pass offset or limit to read a part of it.",
+	])
+
+	# a part of it is not the guard's business
+	check(gx.read_file, {"path": "/etc/passwd", "limit": 10}, gx.fact("/etc/passwd", "outside")).status == "ranged"
 }
 
 test_the_host_is_asked_for_the_size if {
 	v := check(gx.read_file, {"path": "big.log"}, {})
 	v == {"status": "needs_size", "applies": true, "refused": false, "maxBytes": 100, "path": "big.log"}
 	n := read_guard.needs with input as gx.call(gx.read_file, {"path": "big.log"}, {}) with data.plangate.rules as gx.rules
-	n == {"file": {"arg": "path", "path": "big.log"}}
+	n == {"files": ["big.log"]}
 
 	# a fact about another path is not this call's fact
 	check(gx.read_file, {"path": "big.log"}, gx.file("other.log", 5000)).status == "needs_size"
+	odd := {"files": {"big.log": {"path": "other.log", "kind": "file", "size": 5000}}}
+	check(gx.read_file, {"path": "big.log"}, odd).status == "needs_size"
+	check(gx.read_file, {"path": "big.log"}, {"files": "big.log"}).status == "needs_size"
 	not read_guard.needs with input as gx.call(gx.read_file, {"path": "big.log"}, big) with data.plangate.rules as gx.rules
 }
 
 test_off_unless_a_ceiling_is_set if {
 	mgr := object.union(gx.call(gx.read_file, {"path": "big.log"}, big), {"agent": {"id": "0xMGR", "known": true, "crews": ["mgmt"]}})
 	v := read_guard.verdict with input as mgr with data.plangate.rules as gx.rules
-	object.remove(v, ["file"]) == {"status": "off", "applies": false, "refused": false, "maxBytes": 0, "path": "big.log"}
+	object.remove(v, ["files"]) == {"status": "off", "applies": false, "refused": false, "maxBytes": 0, "path": "big.log"}
 	w := read_guard.verdict with input as gx.call(gx.read_file, {"path": "big.log"}, big) with data.plangate.rules as gx.rules_off
 	w.status == "off"
 	odd := object.union(gx.rules, {"planningGate": {"defaults": {"readGuardMaxBytes": "10"}, "crews": {"desk": {"profile": "none"}}}})
@@ -76,30 +99,104 @@ test_off_unless_a_ceiling_is_set if {
 	x.status == "off"
 }
 
-test_only_listed_read_tools_with_a_path if {
+test_only_listed_read_tools if {
 	check("github.list_issues", {"path": "big.log"}, big).status == "not_listed"
 	check("fs.write_file", {"path": "big.log"}, big).status == "not_read"
-	check(gx.read_file, {}, big).status == "no_path"
-	check(gx.read_file, {"path": ""}, big).status == "no_path"
-	check(gx.read_file, {"path": 12}, big).status == "no_path"
 	v := read_guard.verdict with input as object.remove(gx.call(gx.read_file, {}, big), ["call"]) with data.plangate.rules as gx.rules
 	v.status == "not_listed"
 	nr := object.remove(gx.rules, ["readGuard"])
-	check(gx.read_file, {"path": "big.log"}, big).status == "over"
 	y := read_guard.verdict with input as gx.call(gx.read_file, {"path": "big.log"}, big) with data.plangate.rules as nr
 	y.status == "not_listed"
+}
+
+test_a_path_that_is_not_one_plain_path_is_refused if {
+	cases := [
+		[{}, "argument \"path\" is missing"],
+		[{"path": ""}, "argument \"path\" is empty"],
+		[{"path": 12}, "argument \"path\" is a number, not a path"],
+		[{"path": null}, "argument \"path\" is a null, not a path"],
+		[{"path": ["a.log", "b.log"]}, "argument \"path\" is an array, not a path"],
+		[{"path": {"p": "a.log"}}, "argument \"path\" is an object, not a path"],
+		[{"path": "a.log\u0000.txt"}, "argument \"path\" contains a NUL byte"],
+		[{"path": "file:///etc/passwd"}, "argument \"path\" is a URL, not a path"],
+		[{"path": "file:/etc/passwd"}, "argument \"path\" is a URL, not a path"],
+		[{"path": concat("", [concat("", [x | some _ in numbers.range(1, 4097); x := "a"]), ".log"])}, "argument \"path\" is longer than 4096 characters"],
+	]
+	every c in cases {
+		v := check(gx.read_file, c[0], big)
+		v.status == "bad_path"
+		v.refused == true
+		v.problem == c[1]
+		not v.path
+	}
 	z := read_guard.verdict with input as gx.call(gx.read_file, "not-an-object", big) with data.plangate.rules as gx.rules
-	z.status == "no_path"
+	z.status == "bad_path"
+	message(gx.read_file, {"path": 12}, {}) == concat("", [
+		"read_guard:fs.read_file — argument \"path\" is a number, not a path: name the file with one plain path ",
+		"(a string, no NUL byte, not a URL), so that plangate can check the size of a whole-file read.",
+	])
+
+	# a Windows drive letter is a path, not a URL scheme
+	check(gx.read_file, {"path": "C:/logs/big.log"}, gx.file("C:/logs/big.log", 5)).status == "under"
+}
+
+test_withheld_arguments_are_refused if {
+	v := check(gx.read_file, {}, {"call": {"args": {}, "omittedArgs": ["path", "content"]}})
+	v == {"status": "withheld", "applies": true, "refused": true, "maxBytes": 100, "withheld": ["path"]}
+	w := check(gx.read_file, {"path": "big.log"}, {"call": {"args": {"path": "big.log"}, "omittedArgs": ["offset"]}})
+	w.status == "withheld"
+	m := message(gx.read_file, {}, {"call": {"args": {}, "omittedArgs": ["path"]}})
+	m == concat("", [
+		"read_guard:fs.read_file — argument(s) path were too large to be given to the policy, so this ",
+		"whole-file read cannot be checked. Name the file with a short plain path.",
+	])
+
+	# an argument the guard does not read may be withheld
+	u := check(gx.read_file, {"path": "big.log"}, object.union(big, {"call": {"args": {"path": "big.log"}, "omittedArgs": ["content"]}}))
+	u.status == "over"
+	check(gx.read_file, {"path": "big.log"}, object.union(big, {"call": {"args": {"path": "big.log"}, "omittedArgs": "path"}})).status == "over"
+}
+
+test_each_of_several_paths_is_checked if {
+	two := {"files": {
+		"a.log": {"path": "a.log", "kind": "file", "size": 50},
+		"b.log": {"path": "b.log", "kind": "file", "size": 300},
+	}}
+	v := check("fs.read_many", {"paths": ["a.log", "b.log"]}, two)
+	v.status == "over"
+	v.paths == ["a.log", "b.log"]
+	message("fs.read_many", {"paths": ["a.log", "b.log"]}, two) == concat("", [
+		"read_guard:fs.read_many — this call reads all of b.log (300 bytes, 200 over), more than the 100-byte ceiling ",
+		"for whole-file reads set by profile strict (rules/planning.yaml:9:5). Sample it instead — read a part of it ",
+		"with a tool that takes a range — or search it for what you need, then carry on.",
+	])
+	check("fs.read_many", {"paths": ["a.log"]}, two).status == "under"
+
+	# one path not yet looked up: the host is asked for it alone
+	n := read_guard.needs with input as gx.call("fs.read_many", {"paths": ["a.log", "c.log"]}, two) with data.plangate.rules as gx.rules
+	n == {"files": ["c.log"]}
+
+	# one outside the roots refuses the call
+	mixed := {"files": {"a.log": {"path": "a.log", "kind": "file", "size": 5}, "/etc/shadow": {"path": "/etc/shadow", "kind": "outside"}}}
+	check("fs.read_many", {"paths": ["a.log", "/etc/shadow"]}, mixed).status == "outside_roots"
+
+	# the array itself must be a plain array of plain paths
+	check("fs.read_many", {"paths": "a.log"}, two).problem == "argument \"paths\" is a string, not an array of paths"
+	check("fs.read_many", {"paths": []}, two).problem == "argument \"paths\" is an empty array"
+	check("fs.read_many", {"paths": ["a.log", 7]}, two).problem == "argument \"paths\"[1] is a number, not a path"
+	many := [x | some i in numbers.range(1, 65); x := sprintf("f%d.log", [i])]
+	check("fs.read_many", {"paths": many}, two).problem == "argument \"paths\" has more than 64 paths"
+	check("fs.read_many", {}, two).problem == "argument \"paths\" is missing"
 }
 
 test_message_says_to_sample_or_search if {
-	m := read_guard.message with input as gx.call(gx.read_file, {"path": "big.log"}, big) with data.plangate.rules as gx.rules
+	m := message(gx.read_file, {"path": "big.log"}, big)
 	m == concat("", [
-		"read_guard:fs.read_file — this call reads all of big.log (5000 bytes), more than the 100-byte ceiling ",
+		"read_guard:fs.read_file — this call reads all of big.log (5000 bytes, 4900 over), more than the 100-byte ceiling ",
 		"for whole-file reads set by profile strict (rules/planning.yaml:9:5). Sample it instead — pass offset ",
 		"or limit to read a part of it — or search it for what you need, then carry on.",
 	])
-	c := read_guard.message with input as gx.call("fs.cat", {"file": "big.log"}, big) with data.plangate.rules as gx.rules
+	c := message("fs.cat", {"file": "big.log"}, big)
 	contains(c, "read a part of it with a tool that takes a range")
 }
 
@@ -117,10 +214,11 @@ test_the_filesystem_servers_read_tools_are_known_out_of_the_box if {
 	fs_check("read_file", {"path": "big.log"}, big).status == "over"
 	fs_check("read_media_file", {"path": "big.log"}, big).status == "over"
 	fs_check("resources/read", {"uri": "file:///work/big.log", "path": "big.log"}, big).status == "over"
-	fs_check("resources/read", {"uri": "https://example.com/"}, big).status == "no_path"
+	fs_check("resources/read", {"uri": "https://example.com/"}, big).status == "bad_path"
 
-	# behind a gateway namespace too
+	# behind a gateway namespace, or a host's mcp__<server>__ prefix, too
 	fs_check("files__read_text_file", {"path": "big.log"}, big).status == "over"
+	fs_check("mcp__files__read_text_file", {"path": "big.log"}, big).status == "over"
 	m := read_guard.message with input as fs_call("read_text_file", {"path": "big.log"}, big) with data.plangate.rules as gx.rules
 	contains(m, "pass head or tail to read a part of it")
 
@@ -130,36 +228,13 @@ test_the_filesystem_servers_read_tools_are_known_out_of_the_box if {
 	v.status == "over"
 }
 
-two := {"files": [
-	{"path": "a.txt", "resolved": "/work/a.txt", "kind": "file", "size": 10},
-	{"path": "big.log", "resolved": "/work/big.log", "kind": "file", "size": 5000},
-]}
+two := {"files": {
+	"a.txt": {"path": "a.txt", "kind": "file", "size": 10},
+	"big.log": {"path": "big.log", "kind": "file", "size": 5000},
+}}
 
-test_an_array_of_paths_is_refused_when_one_file_is_over if {
-	v := fs_check("read_multiple_files", {"paths": ["a.txt", "big.log"]}, two)
-	v.status == "over"
-	v.path == "big.log"
-	v.file.size == 5000
+test_read_multiple_files_is_known_out_of_the_box if {
+	fs_check("read_multiple_files", {"paths": ["a.txt", "big.log"]}, two).status == "over"
 	fs_check("read_multiple_files", {"paths": ["a.txt"]}, two).status == "under"
-}
-
-test_an_array_of_paths_asks_for_the_missing_sizes if {
-	v := fs_check("read_multiple_files", {"paths": ["a.txt", "c.txt", "d.txt"]}, two)
-	v.status == "needs_size"
-	n := read_guard.needs with input as fs_call("read_multiple_files", {"paths": ["a.txt", "c.txt", "d.txt"]}, two)
-		with data.plangate.rules as gx.rules
-	n == {"files": {"arg": "paths", "paths": ["c.txt", "d.txt"]}}
-}
-
-test_an_array_of_paths_must_hold_non_empty_strings if {
-	fs_check("read_multiple_files", {"paths": []}, two).status == "no_path"
-	fs_check("read_multiple_files", {"paths": ["a.txt", 3]}, two).status == "no_path"
-	fs_check("read_multiple_files", {"paths": ["a.txt", ""]}, two).status == "no_path"
-}
-
-test_an_array_of_things_that_are_not_files_passes if {
-	dirs := {"files": [{"path": "src", "resolved": "/work/src", "kind": "other"}, {"path": "gone", "resolved": "/work/gone", "kind": "missing"}]}
-	fs_check("read_multiple_files", {"paths": ["src", "gone"]}, dirs).status == "not_a_file"
-	mixed := {"files": [{"path": "src", "resolved": "/work/src", "kind": "other"}, {"path": "a.txt", "resolved": "/work/a.txt", "kind": "file", "size": 10}]}
-	fs_check("read_multiple_files", {"paths": ["src", "a.txt"]}, mixed).status == "under"
+	fs_check("read_multiple_files", {"paths": "a.txt"}, two).status == "bad_path"
 }

@@ -87,11 +87,16 @@ export interface ReadGuardBlocked {
   /** `read_guard:<tool>`. */
   code: string;
   runId: string | null;
-  /** The path as the call gave it, and as the host resolved it. */
-  path: string;
-  resolved: string;
-  sizeBytes: number;
+  /** Why: `over` the ceiling, `outside_roots`, `bad_path` (not one plain path) or `withheld` (too large for the policy). */
+  reason: string;
+  /** The path that decided it as the call gave it (null when there is no plain path), and as the host resolved it. */
+  path: string | null;
+  resolved: string | null;
+  /** The file's size, when the host looked (inside the read roots only). */
+  sizeBytes: number | null;
   maxBytes: number;
+  /** Every path of a tool that reads several files, with what the host found. */
+  files?: Array<{ path: string; kind: string; resolved: string | null; sizeBytes: number | null }>;
 }
 
 export type PlanningAuditEvent =
@@ -130,7 +135,8 @@ export function toPlanningRecord(event: PlanningAuditEvent): PlanningAuditEvent 
     case 'ReadGuardBlocked':
       return {
         type: event.type, time, agent, crew: event.crew, tool: event.tool, code: event.code, runId: event.runId,
-        path: event.path, resolved: event.resolved, sizeBytes: event.sizeBytes, maxBytes: event.maxBytes,
+        reason: event.reason, path: event.path, resolved: event.resolved, sizeBytes: event.sizeBytes, maxBytes: event.maxBytes,
+        ...(event.files ? { files: event.files.map((f) => ({ path: f.path, kind: f.kind, resolved: f.resolved, sizeBytes: f.sizeBytes })) } : {}),
       };
     default: {
       const unknownType: unknown = (event as { type?: unknown }).type;

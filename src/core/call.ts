@@ -26,6 +26,11 @@ export interface Call {
    */
   args?: Record<string, unknown>;
   /**
+   * Arguments the host left out of `args` for their size (see gate/args.ts).
+   * The read guard refuses a call whose path or range is among them.
+   */
+  omittedArgs?: string[];
+  /**
    * The tool's hints from the MCP server that offers it (`readOnlyHint`,
    * `destructiveHint`, …), given by the host or gateway, never by the agent.
    * Advisory: they classify the tool only where the rules do not.

@@ -81,16 +81,18 @@ export interface HoldAllowed {
   message?: string;
 }
 
-/** How far the read guard got: only `over` refuses. */
+/** How far the read guard got: `withheld`, `bad_path`, `outside_roots` and `over` refuse. */
 export type ReadGuardStatus =
   | 'off'
   | 'not_listed'
   | 'not_read'
-  | 'no_path'
+  | 'withheld'
+  | 'bad_path'
   | 'ranged'
   | 'needs_size'
-  | 'not_a_file'
+  | 'outside_roots'
   | 'over'
+  | 'not_a_file'
   | 'under';
 
 /** Each check's own verdict on a call, whichever decided it. */
@@ -100,8 +102,16 @@ export interface CheckVerdicts {
     applies: boolean;
     refused: boolean;
     maxBytes: number;
+    /** The path, for a tool that reads one file (once it is a plain path). */
     path?: string;
-    file?: FileFact;
+    /** The paths, for a tool that reads several. */
+    paths?: string[];
+    /** The host's facts about them (never where a path resolved to). */
+    files?: FileFact[];
+    /** Why the path argument is not a plain path (`bad_path`). */
+    problem?: string;
+    /** The guarded arguments left out for their size (`withheld`). */
+    withheld?: string[];
   };
   planningHold: {
     held: boolean;
@@ -149,10 +159,11 @@ export interface Decision {
   /** Every check's own verdict (absent only from a fail-open decision). */
   checks?: CheckVerdicts;
   /**
-   * A fact the policy needs before its answer is final: the size of the file
-   * a whole-file read names. The gate gathers it and decides again.
+   * Facts the policy needs before its answer is final: the paths a
+   * whole-file read names, whose size the host looks up (inside the read
+   * roots). The gate gathers them and decides again.
    */
-  needs?: { file?: { arg: string; path: string }; files?: { arg: string; paths: string[] } };
+  needs?: { files: string[] };
   /**
    * Present when the rules or the policy could not be loaded: the call went
    * through as if the mode were off, and this says why.

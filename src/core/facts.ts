@@ -64,28 +64,28 @@ export interface HoldFact {
 export type HoldKind = 'reviewer' | 'on_demand';
 
 /**
- * What the host found at the path a read names, resolved against its base
- * directory with symlinks followed. `path` is the argument as given.
+ * What the host found at a path a whole-file read names, resolved inside the
+ * read roots with symlinks followed. `path` is the argument as given. A path
+ * leading outside every root is `outside` and nothing more (the host did not
+ * look); where a path resolved to goes to the audit, never to the policy.
  */
 export type FileFact =
-  | { path: string; resolved: string; kind: 'file'; size: number }
-  | { path: string; resolved: string; kind: 'missing' | 'other' };
+  | { path: string; kind: 'file'; size: number }
+  | { path: string; kind: 'missing' | 'other' | 'outside' };
 
 /** The policy input: the facts gathered for one call. */
 export interface PolicyInput {
   /** Decision time, epoch milliseconds. */
   now: number;
-  call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown>; annotations?: ToolHints };
+  call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown>; omittedArgs?: string[]; annotations?: ToolHints };
   agent: Lineage;
   /** The delegation chain's lineages, in `delegatedBy` order. */
   upstream: Lineage[];
   messages: MessageFact[];
   /** The agent's active planning hold, when it is held. */
   hold?: HoldFact;
-  /** The file a whole-file read names, once the decision asked for it (`Decision.needs`). */
-  file?: FileFact;
-  /** The files a read of several paths names, once the decision asked for them. */
-  files?: FileFact[];
+  /** The files a whole-file read names, by path, once the decision asked for them (`Decision.needs`). */
+  files?: Record<string, FileFact>;
 }
 
 /**

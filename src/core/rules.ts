@@ -68,8 +68,10 @@ export interface PlanningSettings {
 
 /** Where the read guard finds the path and the range of a read tool's call. */
 export interface ReadGuardTool {
-  /** The argument holding the file's path. */
-  path: string;
+  /** The argument holding the file's path (a tool that reads one file). */
+  path?: string;
+  /** The argument holding an array of paths (a tool that reads several files, each checked). */
+  paths?: string;
   /** Arguments that ask for a part of the file; a call setting any of them is not a whole-file read. */
   range: string[];
   source: string;
@@ -102,6 +104,7 @@ export interface RulesData {
     agents: Record<string, { profile: string; source: string }>;
   };
   /** The read tools the read guard watches; absent when no rule file lists any. */
-  readGuard?: { tools: Record<string, ReadGuardTool> };
+  /** The read tools the guard knows, and the directories it may look in (`roots`, when the rules set them). */
+  readGuard?: { tools: Record<string, ReadGuardTool>; roots?: string[] };
 }
 

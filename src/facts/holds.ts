@@ -3,6 +3,7 @@
  * driver so that they agree on what is accepted and how errors read.
  */
 import { ErrorCode, PlangateError } from '../core/errors.js';
+import { checkText } from '../core/json.js';
 import { isValidId } from '../core/threads.js';
 import type { HoldFact } from '../core/types.js';
 import type { Hold, HoldMessageRole, HoldQuery, NewHold } from './port.js';
@@ -27,6 +28,7 @@ function checkWho(who: unknown, field: string): string {
   if (typeof who !== 'string' || who.length === 0 || who.length > MAX_AUTHOR_LENGTH) {
     throw invalid(`${field} must be a non-empty string of at most ${MAX_AUTHOR_LENGTH} characters`);
   }
+  checkText(who, field);
   return who;
 }
 
@@ -54,6 +56,7 @@ export function checkNewHold(hold: NewHold, now: () => number = Date.now): Requi
     if (typeof hold.task !== 'string' || hold.task.trim() === '' || hold.task.length > MAX_TASK_LENGTH) {
       throw invalid(`hold.task must be a non-blank string of at most ${MAX_TASK_LENGTH} characters`);
     }
+    checkText(hold.task, 'hold.task');
     task = hold.task;
   }
   return { agent, kind: hold.kind, task, placedBy, placedAt: checkAt(hold.placedAt, 'hold.placedAt', now) };

@@ -2,6 +2,7 @@
  * Validation and small helpers shared by every store driver, so that the
  * drivers agree on what is accepted and on how results are ordered.
  */
+import { checkText } from '../core/json.js';
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { isValidId, parseThread } from '../core/threads.js';
 import type { MessageFact, NewMessage, StoredMessage } from '../core/types.js';
@@ -109,6 +110,10 @@ export function checkNewMessage(message: NewMessage, now: () => number = Date.no
   ) {
     throw invalid(`message.runId must be a non-empty string of at most ${MAX_RUN_ID_LENGTH} characters`);
   }
+  // Stored text is kept as sent or refused, never silently altered (a lone surrogate cannot be stored as UTF-8).
+  checkText(author, 'message.author');
+  checkText(body, 'message.body');
+  checkText(runId, 'message.runId');
   const clean: NewMessage & { at: number } = { thread, author, authorKind, kind, body, at: at ?? now() };
   if (runId !== undefined) clean.runId = runId;
   return clean;

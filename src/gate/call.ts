@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { ErrorCode, PlangateError, type Problem } from '../core/errors.js';
+import { checkJson } from '../core/json.js';
 import { RESERVED_IDS } from '../core/threads.js';
 import type { Call, ToolHints } from '../core/types.js';
 
@@ -19,6 +20,7 @@ export interface CheckedCall {
   delegatedBy: string[];
   now: number;
   args?: Record<string, unknown>;
+  omittedArgs?: string[];
   annotations?: ToolHints;
 }
 
@@ -40,6 +42,8 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
     throw new PlangateError(ErrorCode.InvalidInput, `invalid call: ${problems.map((p) => p.message).join('; ')}`, problems);
   }
   const c = input as Omit<Call, 'at'> & { at?: number | string };
+  // A lone surrogate in any field (the run id, an argument, a key) would reach the policy altered: refuse it.
+  checkJson(c, 'call');
   for (const id of [c.agent, ...(c.delegatedBy ?? [])]) {
     if (RESERVED_IDS.has(id)) {
       throw new PlangateError(ErrorCode.InvalidInput, `invalid call: "${id}" is a reserved name, not an agent id`);
@@ -64,6 +68,7 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
     delegatedBy: c.delegatedBy ?? [],
     now: c.at === undefined ? defaultNow : toMillis(c.at, 'call.at'),
     ...(c.args !== undefined ? { args: c.args } : {}),
+    ...(c.omittedArgs !== undefined ? { omittedArgs: c.omittedArgs } : {}),
     ...(c.annotations !== undefined ? { annotations: c.annotations } : {}),
   };
 }

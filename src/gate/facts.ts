@@ -47,6 +47,7 @@ export async function gatherInput(store: FactSource, call: CheckedCall, options:
       ...(call.runId !== undefined ? { runId: call.runId } : {}),
       delegatedBy: call.delegatedBy,
       ...(call.args !== undefined ? { args: call.args } : {}),
+      ...(call.omittedArgs !== undefined ? { omittedArgs: call.omittedArgs } : {}),
       ...(call.annotations !== undefined ? { annotations: call.annotations } : {}),
     },
     agent,

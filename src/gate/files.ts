@@ -1,35 +1,102 @@
 /**
- * The read guard's one fact: what is at the path a whole-file read names.
- * The path is resolved the way the tool would resolve it — against a base
- * directory, with `..` folded and every symlink followed — so neither a
- * relative path nor a link can slip a large file past the ceiling. Bounded
- * work: one realpath and one stat.
+ * The read guard's facts: what is at each path a whole-file read names,
+ * gathered only inside the configured read roots. A path is resolved the way
+ * the tool would resolve it — against the first root, with `..` folded and
+ * every symlink followed — so neither a relative path nor a link can slip a
+ * large file past the ceiling. A path that leads outside every root is
+ * reported as `outside` and nothing more: the host never looks at a file it
+ * may not vouch for, so the decision cannot be used as a probe. Bounded
+ * work per path: a realpath and a stat (a few more for a missing path).
  */
-import { realpath, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { FileFact } from '../core/types.js';
 
 /**
- * Resolves `path` against `base` and reports what is there: a regular file
- * with its size, something else (a directory, a device), or nothing. A path
- * that cannot be resolved (missing, dangling link, no permission) is
- * `missing`: the call passes through and the tool reports its own error.
+ * A file fact with what only the audit may see: where the path resolved to
+ * (for a path inside the roots). The policy is given `fact` alone.
+ */
+export interface GatheredFile {
+  fact: FileFact;
+  /** The resolved absolute path; absent for a path outside the roots. */
+  resolved?: string;
+}
+
+/** True when `child` is `root` or inside it (both absolute, normalized). */
+export function isInside(root: string, child: string): boolean {
+  const rel = relative(root, child);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '..');
+}
+
+async function realRoots(roots: readonly string[]): Promise<string[]> {
+  return Promise.all(roots.map(async (r) => {
+    const absolute = resolve(r);
+    try {
+      return await realpath(absolute);
+    } catch {
+      return absolute;
+    }
+  }));
+}
+
+/**
+ * Resolves `path` against the first of `roots` and reports what is there: a
+ * regular file with its size, something else (a directory, a device),
+ * nothing (`missing`: the tool reports its own error), or `outside` when the
+ * path, a symlink on the way, or a dangling link leads out of every root.
  *
  * @example
- * await fileFact('/srv/repo', 'logs/../big.log') // { path: 'logs/../big.log', resolved: '/srv/repo/big.log', kind: 'file', size: 5242880 }
+ * await fileFact(['/srv/repo'], 'logs/../big.log') // { fact: { path: 'logs/../big.log', kind: 'file', size: 5242880 }, resolved: '/srv/repo/big.log' }
+ * await fileFact(['/srv/repo'], '/etc/passwd')     // { fact: { path: '/etc/passwd', kind: 'outside' } }
  */
-export async function fileFact(base: string, path: string): Promise<FileFact> {
-  const absolute = resolve(base, path);
+export async function fileFact(roots: readonly string[], path: string): Promise<GatheredFile> {
+  const outside: GatheredFile = { fact: { path, kind: 'outside' } };
+  if (roots.length === 0) return outside;
+  const given = roots.map((r) => resolve(r));
+  const real = await realRoots(roots);
+  const absolute = resolve(given[0] as string, path);
+  const within = (p: string, list: readonly string[]): boolean => list.some((root) => isInside(root, p));
+  // Lexically outside: nothing on the file system is looked at.
+  if (!within(absolute, given) && !within(absolute, real)) return outside;
   let resolved: string;
   try {
     resolved = await realpath(absolute);
   } catch {
-    return { path, resolved: absolute, kind: 'missing' };
+    return missingOrOutside(absolute, path, real);
   }
+  if (!within(resolved, real)) return outside;
   try {
     const s = await stat(resolved);
-    return s.isFile() ? { path, resolved, kind: 'file', size: s.size } : { path, resolved, kind: 'other' };
+    return s.isFile() ? { fact: { path, kind: 'file', size: s.size }, resolved } : { fact: { path, kind: 'other' }, resolved };
   } catch {
-    return { path, resolved, kind: 'missing' };
+    return { fact: { path, kind: 'missing' }, resolved };
+  }
+}
+
+/**
+ * A path that does not resolve: missing when its nearest existing ancestor
+ * is inside a root and the first missing part is not a (dangling) link;
+ * otherwise outside, since where it leads cannot be vouched for.
+ */
+async function missingOrOutside(absolute: string, path: string, real: readonly string[]): Promise<GatheredFile> {
+  let child = absolute;
+  let parent = dirname(absolute);
+  for (;;) {
+    try {
+      const ancestor = await realpath(parent);
+      if (!real.some((root) => isInside(root, ancestor))) return { fact: { path, kind: 'outside' } };
+      break;
+    } catch {
+      if (parent === dirname(parent)) return { fact: { path, kind: 'outside' } };
+      child = parent;
+      parent = dirname(parent);
+    }
+  }
+  try {
+    await lstat(child);
+    // It exists but does not resolve: a dangling link (or a loop), leading who knows where.
+    return { fact: { path, kind: 'outside' } };
+  } catch {
+    return { fact: { path, kind: 'missing' } };
   }
 }

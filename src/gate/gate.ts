@@ -12,7 +12,7 @@ import type { HoldStore, MessageStore, OrgStore } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
-import { decideWithFacts, planningRefusalEvent, refusalError } from './refusals.js';
+import { decideWithFacts, planningRefusalEvent, refusalError, type Resolutions } from './refusals.js';
 
 /** The store methods the gate uses. */
 export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore;
@@ -27,7 +27,14 @@ export interface GateOptions {
   clock?: () => number;
   /** Called when the audit sink fails (the decision stands). Defaults to a line on stderr. */
   onAuditError?: (error: unknown, event: AuditEvent) => void;
-  /** The directory the read guard resolves relative paths against; defaults to the process's working directory. */
+  /**
+   * The directories the read guard may look in (read roots); a relative path
+   * in a call resolves against the first, and a whole-file read outside every
+   * root is refused. A function is asked at each decision (the roots may come
+   * from the rules in force). Defaults to `[readBase]`, else the working directory.
+   */
+  readRoots?: readonly string[] | (() => readonly string[]);
+  /** One read root (kept for older hosts): the same as `readRoots: [readBase]`. */
   readBase?: string;
   /** Called with every decision `decide`/`guard` return (not `explain`), e.g. to count them. */
   onDecision?: (decision: Decision) => void;
@@ -85,7 +92,8 @@ export function createGate(options: GateOptions): Gate {
   const onAuditError = options.onAuditError ?? ((error: unknown) => {
     process.stderr.write(`plangate: audit sink failed, decision unchanged: ${String(error)}\n`);
   });
-  const readBase = options.readBase ?? process.cwd();
+  const fixedRoots = Array.isArray(options.readRoots) ? [...options.readRoots] : [options.readBase ?? process.cwd()];
+  const readRoots = typeof options.readRoots === 'function' ? options.readRoots : () => fixedRoots;
   const onStoreError = options.onStoreError ?? ((error: unknown, call: Call) => {
     process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} FAILS OPEN: ${toError(error).message}\n`);
   });
@@ -95,8 +103,8 @@ export function createGate(options: GateOptions): Gate {
     return gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {});
   }
 
-  async function record(input: PolicyInput, decision: Decision): Promise<void> {
-    await audit(planningRefusalEvent(input, decision) ?? blockedEvent(input, decision));
+  async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions): Promise<void> {
+    await audit(planningRefusalEvent(input, decision, resolutions) ?? blockedEvent(input, decision));
   }
 
   async function audit(event: AuditEvent): Promise<void> {
@@ -121,9 +129,10 @@ export function createGate(options: GateOptions): Gate {
       options.onDecision?.(failed);
       return failed;
     }
-    const decision = await decideWithFacts(current(), input, readBase);
+    const resolutions: Resolutions = new Map();
+    const decision = await decideWithFacts(current(), input, readRoots(), resolutions);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
-    if (!decision.allowed || decision.shadow === true) await record(input, decision);
+    if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions);
     options.onDecision?.(decision);
     return decision;
   }
@@ -133,7 +142,7 @@ export function createGate(options: GateOptions): Gate {
     inputFor,
     async explain(call) {
       const input = await inputFor(call, { explain: true });
-      return { decision: await decideWithFacts(current(), input, readBase), input };
+      return { decision: await decideWithFacts(current(), input, readRoots()), input };
     },
     async guard<T>(call: Call, effect: () => T | Promise<T>): Promise<T> {
       const decision = await decide(call);

@@ -5,28 +5,35 @@
  * the policy's answer (`decision.check`); nothing here re-decides.
  */
 import { CallRefusedError, ErrorCode, PlanRequiredError, refusalCode } from '../core/errors.js';
-import type { Decision, PolicyInput } from '../core/types.js';
+import type { Decision, FileFact, PolicyInput } from '../core/types.js';
 import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import { fileFact } from './files.js';
 
+/** Where each gathered path resolved to: for the audit only, never the policy. */
+export type Resolutions = Map<string, string | undefined>;
+
 /**
- * Decides `input`; when the decision needs the size of the file (or files) a
- * whole-file read names, gathers it (resolved against `base`) and decides
- * again with the same evaluator. At most one extra evaluation, and one
- * realpath and one stat per path.
+ * Decides `input`; when the decision needs the size of the files a
+ * whole-file read names, gathers them inside the read `roots` and decides
+ * again with the same evaluator. At most one extra evaluation; per path a
+ * realpath and a stat (a few more for a missing one). Fills `resolutions`
+ * (path → resolved) for the audit.
  *
  * @example
- * const decision = await decideWithFacts(engine, input, process.cwd());
+ * const decision = await decideWithFacts(engine, input, [process.cwd()]);
  */
-export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, base: string): Promise<Decision> {
+export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, roots: readonly string[], resolutions: Resolutions = new Map()): Promise<Decision> {
   const first = evaluator.decide(input);
-  const one = first.needs?.file;
-  const many = first.needs?.files;
-  if (!one && !many) return first;
-  if (one) input.file = await fileFact(base, one.path);
-  // A read of several paths: one fact per distinct path (the paths come from args, at most 64 KiB as JSON).
-  if (many) input.files = await Promise.all([...new Set(many.paths)].map((path) => fileFact(base, path)));
+  const wanted = first.needs?.files;
+  if (!wanted || wanted.length === 0) return first;
+  const gathered = await Promise.all(wanted.map((p) => fileFact(roots, p)));
+  const files: Record<string, FileFact> = Object.create(null);
+  for (const g of gathered) {
+    Object.defineProperty(files, g.fact.path, { value: g.fact, enumerable: true, writable: true, configurable: true });
+    resolutions.set(g.fact.path, g.resolved);
+  }
+  input.files = files;
   return evaluator.decide(input);
 }
 
@@ -45,7 +52,7 @@ function common(input: PolicyInput, decision: Decision) {
  * The audit event of a refusal by the planning hold or the read guard, or
  * undefined when another check (plan-required) decided it.
  */
-export function planningRefusalEvent(input: PolicyInput, decision: Decision): AuditEvent | undefined {
+export function planningRefusalEvent(input: PolicyInput, decision: Decision, resolutions: Resolutions = new Map()): AuditEvent | undefined {
   if (decision.check === 'planning_hold' && input.hold) {
     const event: PlanningHoldBlocked = {
       type: 'PlanningHoldBlocked',
@@ -56,16 +63,21 @@ export function planningRefusalEvent(input: PolicyInput, decision: Decision): Au
     };
     return event;
   }
-  // The file over the ceiling, as the policy names it (one of several for a read of many paths).
-  const file = decision.checks?.readGuard.file ?? input.file;
-  if (decision.check === 'read_guard' && file?.kind === 'file') {
+  if (decision.check === 'read_guard') {
+    const verdict = decision.checks?.readGuard;
+    const facts = verdict?.files ?? [];
+    const maxBytes = verdict?.maxBytes ?? 0;
+    const deciding = facts.find((f) => f.kind === 'outside') ?? facts.find((f) => f.kind === 'file' && f.size > maxBytes);
+    const size = (f: FileFact | undefined): number | null => (f?.kind === 'file' ? f.size : null);
     const event: ReadGuardBlocked = {
       type: 'ReadGuardBlocked',
       ...common(input, decision),
-      path: file.path,
-      resolved: file.resolved,
-      sizeBytes: file.size,
-      maxBytes: decision.checks?.readGuard.maxBytes ?? 0,
+      reason: verdict?.status ?? 'unknown',
+      path: deciding?.path ?? verdict?.path ?? null,
+      resolved: deciding ? resolutions.get(deciding.path) ?? null : null,
+      sizeBytes: size(deciding),
+      maxBytes,
+      ...(verdict?.paths ? { files: facts.map((f) => ({ path: f.path, kind: f.kind, resolved: resolutions.get(f.path) ?? null, sizeBytes: size(f) })) } : {}),
     };
     return event;
   }

@@ -16,6 +16,7 @@ import { openSqliteStore } from '../facts/sqlite/store.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, type Paths } from './config.js';
+import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
 import type { RuntimeStatus, StatusSource } from './status.js';
 import { watchPolicyInputs, type PolicyWatcher } from './watch.js';
@@ -60,6 +61,12 @@ export interface OpenOptions extends Partial<Paths> {
   auditSink?: AuditSink;
   clock?: () => number;
   /**
+   * The directories the read guard may look in (e.g. an MCP filesystem
+   * server's directories). Beats `PLANGATE_READ_BASE` and the rules'
+   * `readGuard.roots`; the working directory by default (see roots.ts).
+   */
+  readRoots?: string[];
+  /**
    * Watch the rules directory and the policy and reload on change (hot
    * reload). Off by default (one-shot commands); `plangate serve` turns it on.
    */
@@ -95,6 +102,10 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     store,
     audit,
     ...(options.clock ? { clock: options.clock } : {}),
+    readRoots: () => {
+      const snap = runtime.holder.snapshot();
+      return readRootsFrom({ ...(options.readRoots ? { option: options.readRoots } : {}), env, rules: snap.kind === 'enforcing' ? snap.rules.data : undefined });
+    },
     onDecision: (decision) => runtime.recordDecision(decision),
     // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
     onStoreError: () => {},

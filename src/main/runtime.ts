@@ -1,8 +1,7 @@
 /**
- * The policy runtime: reads the rules, the environment's pin and the compiled
- * policy, validates all of it, and puts it in force as one snapshot — or
- * keeps what is in force when something is wrong. It also keeps the numbers
- * `status()` reports (reloads, errors, decisions).
+ * The reload state machine: puts a loaded snapshot of the rules and the
+ * policy in force, or keeps what is in force when something is wrong. It
+ * also reports the status (reloads, errors, decisions).
  *
  *  - At boot, when anything is wrong, plan-required FAILS OPEN (see
  *    core/failopen.ts): a banner on stderr, every decision says so and is
@@ -10,130 +9,27 @@
  *  - After a good load, a bad change keeps the last good snapshot; the error
  *    is logged once per change (with `file:line:col`), counted, and shown in
  *    the status until a good load clears it.
+ *
+ * The steps live beside it: inputs.ts (read and validate), compile.ts (the
+ * compile cache), selftest.ts (the engine self-test), counters.ts (decision
+ * counters), banner.ts (the banner and problem summaries).
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { ErrorCode, formatProblem, PlangateError, toError, type Problem } from '../core/errors.js';
-import type { Decision, PolicyInput, RulesData } from '../core/types.js';
+import { formatProblem, type Problem } from '../core/errors.js';
+import type { Decision } from '../core/types.js';
 import { enforcing, failingOpen, PolicyHolder, type PolicySnapshot } from '../engine/holder.js';
-import { Engine, type CompiledPolicy } from '../engine/policy.js';
-import { readPolicy, type PolicyBytes } from '../engine/source.js';
-import { checkRules } from '../rules/load.js';
-import { readRuleDir } from '../rules/read.js';
-import { applyWorkspaceEnv, effectiveRevision, readWorkspaceEnv, type WorkspaceEnv } from './env.js';
+import type { Engine } from '../engine/policy.js';
+import { banner, listProblems, reasonOf, short, summary } from './banner.js';
+import { DecisionCounters } from './counters.js';
+import { readWorkspaceEnv, type WorkspaceEnv } from './env.js';
+import { problemsOf, readLoadInputs, type LoadInputs } from './inputs.js';
+import { loadCheckedEngine } from './selftest.js';
 import type { RuntimeStatus, StatusSource } from './status.js';
 
-/** Everything a load reads, validated; `problems` is empty when it can be put in force. */
-export interface LoadInputs {
-  rulesDir: string;
-  /** The rule files found, sorted. */
-  files: string[];
-  /** The revision of the rules in force (files plus the environment's pin), when the files could be read. */
-  revision: string | null;
-  /** The rules with the environment's pin applied; only when there is no problem with the rules or the environment. */
-  data?: RulesData;
-  policy?: PolicyBytes;
-  /** Every problem found, rules first, then the environment, then the policy. */
-  problems: Problem[];
-  /** The error code of the first problem: rules_unreadable, rules_invalid, invalid_input (environment) or policy_unavailable. */
-  code?: ErrorCode;
-}
-
-/**
- * Reads and validates the rules directory, the `PLANGATE_WORKSPACE_*`
- * variables and the policy, collecting every problem. Never throws for a
- * problem with them.
- *
- * @example
- * const inputs = await readLoadInputs({ rulesDir: 'rules', policy: 'policies/build/policy.wasm', env: process.env });
- * inputs.problems.map(formatProblem) // [] when all is well
- */
-export async function readLoadInputs(options: { rulesDir: string; policy: string; env: NodeJS.ProcessEnv }): Promise<LoadInputs> {
-  const rulesDir = path.resolve(options.rulesDir);
-  const problems: Problem[] = [];
-  let code: ErrorCode | undefined;
-  let files: string[] = [];
-  let revision: string | null = null;
-  let data: RulesData | undefined;
-
-  const envPin = readWorkspaceEnv(options.env);
-  try {
-    const read = await readRuleDir(rulesDir);
-    const check = checkRules(read.files.map((f) => ({ file: f.file, text: f.bytes })));
-    files = read.names;
-    revision = effectiveRevision(check.revision, envPin.rule);
-    problems.push(...read.problems, ...check.problems);
-    if (problems.length > 0) code = read.unreadable ? ErrorCode.RulesUnreadable : ErrorCode.RulesInvalid;
-    if (read.problems.length === 0 && check.data) data = applyWorkspaceEnv(check.data, envPin.rule);
-  } catch (thrown) {
-    problems.push(...problemsOf(thrown, rulesDir));
-    code = thrown instanceof PlangateError ? thrown.code : ErrorCode.RulesUnreadable;
-  }
-  problems.push(...envPin.problems);
-  if (envPin.problems.length > 0) {
-    data = undefined;
-    code ??= ErrorCode.InvalidInput;
-  }
-
-  let policy: PolicyBytes | undefined;
-  try {
-    policy = await readPolicy(options.policy);
-  } catch (thrown) {
-    problems.push(...problemsOf(thrown, options.policy));
-    code ??= ErrorCode.PolicyUnavailable;
-  }
-  return {
-    rulesDir,
-    files,
-    revision,
-    ...(data && problems.length === 0 ? { data } : {}),
-    ...(policy ? { policy } : {}),
-    problems,
-    ...(code ? { code } : {}),
-  };
-}
-
-/**
- * Linear memory of the engines the runtime loads: 1 MiB to start (it grows
- * as evaluations need, up to 256 MiB). Smaller than a one-off engine's
- * start, because every reload allocates a fresh instance, and large fresh
- * allocations make the garbage collector pause decisions during reloads.
- */
-export const RUNTIME_ENGINE_MEMORY = { initial: 16, maximum: 4096 } as const;
-
-/** The last policy compiled, by sha256: a reload of the rules alone does not compile the WASM again. */
-let compiledPolicy: { sha256: string; module: CompiledPolicy } | undefined;
-
-async function compilePolicy(policy: PolicyBytes): Promise<CompiledPolicy> {
-  if (compiledPolicy?.sha256 === policy.sha256) return compiledPolicy.module;
-  const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledPolicy> } }).WebAssembly;
-  let module: CompiledPolicy;
-  try {
-    module = await wasm.compile(policy.bytes);
-  } catch (thrown) {
-    throw new PlangateError(ErrorCode.PolicyUnavailable, `policy.wasm cannot be loaded: ${toError(thrown).message}`, [], { cause: thrown });
-  }
-  compiledPolicy = { sha256: policy.sha256, module };
-  return module;
-}
-
-/**
- * Loads the policy with the rules and checks that it decides: one effective
- * lookup and one decision on a synthetic call. Throws `policy_unavailable`
- * (or `policy_result_invalid`) when it does not.
- *
- * @example
- * const engine = await loadCheckedEngine(inputs.data, inputs.policy, inputs.revision);
- */
-export async function loadCheckedEngine(data: RulesData, policy: PolicyBytes, revision: string): Promise<Engine> {
-  const module = await compilePolicy(policy);
-  const engine = await Engine.load({ data, rulesRevision: revision, wasm: module, memory: RUNTIME_ENGINE_MEMORY });
-  const seat = { id: 'plangate.selftest', known: false, crews: [] };
-  const input: PolicyInput = { now: 0, call: { agent: seat.id, tool: 'plangate.selftest', delegatedBy: [] }, agent: seat, upstream: [], messages: [] };
-  engine.effective(seat);
-  engine.decide(input);
-  return engine;
-}
+export { banner } from './banner.js';
+export { readLoadInputs, type LoadInputs } from './inputs.js';
+export { loadCheckedEngine, RUNTIME_ENGINE_MEMORY } from './selftest.js';
 
 /** What one load did. */
 export type LoadResult =
@@ -158,9 +54,6 @@ export interface RuntimeOptions {
   announce?: boolean;
 }
 
-/** Most problems listed in a log message or a fail-open reason; the rest are counted. */
-const MAX_LISTED = 20;
-
 /**
  * The runtime. Create it with {@link PolicyRuntime.start}; hand `holder` to
  * the gate; call `load()` whenever something may have changed (the watcher
@@ -180,7 +73,7 @@ export class PolicyRuntime implements StatusSource {
   private lastFailureKey: string | undefined;
   private booted = false;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly decisions = { total: 0, refused: 0, shadowRefused: 0, failOpen: 0 };
+  private readonly decisions: DecisionCounters;
   /** Set by the host when a watcher runs. */
   watching = false;
 
@@ -188,6 +81,7 @@ export class PolicyRuntime implements StatusSource {
     this.options = { ...options, rulesDir: path.resolve(options.rulesDir) };
     this.pinned = env.variables;
     this.holder = new PolicyHolder(failingOpen('starting: nothing loaded yet'));
+    this.decisions = new DecisionCounters(options.log);
   }
 
   /**
@@ -309,13 +203,7 @@ export class PolicyRuntime implements StatusSource {
    * (every fail-open decision is logged).
    */
   recordDecision(decision: Decision): void {
-    this.decisions.total += 1;
-    if (!decision.allowed) this.decisions.refused += 1;
-    if (decision.allowed && decision.shadow === true) this.decisions.shadowRefused += 1;
-    if (decision.failOpen) {
-      this.decisions.failOpen += 1;
-      this.options.log(`plangate: FAIL-OPEN ${decision.agent} → ${decision.tool} allowed without plan-required: ${decision.failOpen.reason}`);
-    }
+    this.decisions.record(decision);
   }
 
   /** The status contract read by /health, /metrics and the CLI. */
@@ -336,65 +224,9 @@ export class PolicyRuntime implements StatusSource {
       ...(this.lastReloadError ? { lastReloadError: this.lastReloadError } : {}),
       reloads: this.reloads,
       reloadErrors: this.reloadErrors,
-      decisions: { ...this.decisions },
+      decisions: this.decisions.snapshot(),
       env: { pinned: { ...this.pinned } },
       watching: this.watching,
     };
   }
-}
-
-/**
- * The loud boot banner: plan-required is NOT enforced, and why.
- *
- * @example
- * process.stderr.write(banner([{ file: 'plan.yaml', line: 3, col: 9, message: 'invalid YAML' }]));
- */
-export function banner(problems: Problem[]): string {
-  const rule = '='.repeat(76);
-  const lines = [
-    rule,
-    '!!! PLANGATE IS FAILING OPEN: PLAN-REQUIRED IS NOT ENFORCED !!!',
-    '',
-    'The rules or the compiled policy could not be loaded, so every call goes',
-    'through as if plan-required mode were off. Every decision says so',
-    '(failOpen) and is logged; the status (health, metrics) reports degraded.',
-    '',
-    'Why:',
-    ...listProblems(problems).split('\n'),
-    '',
-    'Fix it (`plangate check` lists every problem). With hot reload on,',
-    'enforcement starts by itself as soon as a good version appears;',
-    'otherwise at the next start.',
-    rule,
-  ];
-  return lines.map((l) => `plangate: ${l}`.trimEnd()).join('\n');
-}
-
-function listProblems(problems: Problem[]): string {
-  const lines = problems.slice(0, MAX_LISTED).map((p) => `  ${formatProblem(p)}`);
-  if (problems.length > MAX_LISTED) lines.push(`  … and ${problems.length - MAX_LISTED} more`);
-  return lines.join('\n');
-}
-
-function summary(problems: Problem[]): string {
-  const first = problems[0] ? formatProblem(problems[0]) : 'unknown problem';
-  return problems.length > 1 ? `${first} (and ${problems.length - 1} more)` : first;
-}
-
-/** The fail-open reason carried by every decision: what could not be loaded, with the first problems. */
-function reasonOf(problems: Problem[]): string {
-  const shown = problems.slice(0, 3).map(formatProblem).join('; ');
-  const more = problems.length > 3 ? `; and ${problems.length - 3} more` : '';
-  return `plan-required is not enforced: ${shown}${more}`;
-}
-
-function short(hash: string): string {
-  return hash.slice(0, 12);
-}
-
-/** Problems from anything thrown while reading or loading. */
-function problemsOf(thrown: unknown, where: string): Problem[] {
-  if (thrown instanceof PlangateError && thrown.details.length > 0) return thrown.details;
-  const message = thrown instanceof PlangateError ? thrown.message : new PlangateError(ErrorCode.PolicyUnavailable, toError(thrown).message).message;
-  return [message.includes(where) ? { message } : { file: where, message }];
 }

@@ -93,12 +93,25 @@ export function normalizePlanning(files: readonly ParsedRuleFile[]): {
     const readGuard = isRecord(doc['readGuard']) ? doc['readGuard'] : undefined;
     if (readGuard) {
       sawGuard = true;
+      const roots = readGuard['roots'];
+      if (Array.isArray(roots) && roots.every((r) => typeof r === 'string')) {
+        if (claim('read:roots', ['readGuard', 'roots'], (first) => `the read roots are already defined at ${first}`)) guard.roots = roots as string[];
+      }
       const tools = isRecord(readGuard['tools']) ? readGuard['tools'] : {};
       for (const tool of Object.keys(tools)) {
         const path = ['readGuard', 'tools', tool];
         if (claim(`read:${tool}`, path, (first) => `read tool ${JSON.stringify(tool)} is already listed at ${first}`)) {
           const spec = tools[tool];
-          if (isRecord(spec) && typeof spec['path'] === 'string') guard.tools[tool] = toReadTool(spec, where(path));
+          if (!isRecord(spec)) continue; // the schema reports it
+          const named = ['path', 'paths'].filter((k) => Object.hasOwn(spec, k));
+          if (named.length !== 1) {
+            problems.push({
+              file: f.file, ...f.locate(path, 'value'), path: toPointer(path),
+              message: `${describePath(f.data, path)}: ${named.length === 0 ? 'missing required key "path" (or "paths" for a tool that reads several files)' : 'give "path" or "paths", not both'}`,
+            });
+          } else if (typeof spec['path'] === 'string' || typeof spec['paths'] === 'string') {
+            guard.tools[tool] = toReadTool(spec, where(path));
+          }
         }
       }
     }
@@ -135,5 +148,6 @@ function toSettings(value: unknown, source: string): Sourced {
 
 function toReadTool(spec: Record<string, unknown>, source: string): ReadGuardTool {
   const range = Array.isArray(spec['range']) ? spec['range'].filter((x): x is string => typeof x === 'string') : [];
-  return { path: spec['path'] as string, range, source };
+  const named = typeof spec['paths'] === 'string' ? { paths: spec['paths'] } : { path: spec['path'] as string };
+  return { ...named, range, source };
 }

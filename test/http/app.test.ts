@@ -115,11 +115,13 @@ describe('Router', () => {
 });
 
 describe('argsForPolicy', () => {
-  it('keeps small arguments with plain names and leaves large values out', () => {
+  it('keeps small arguments with plain names, names the large values it leaves out, and refuses more than 64', () => {
     const args = JSON.parse('{"path":"a.log","offset":10,"content":"' + 'x'.repeat(5000) + '","bad key":1,"__proto__":{"x":1}}');
-    expect(argsForPolicy(args)).toEqual({ path: 'a.log', offset: 10 });
-    const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
-    expect(Object.keys(argsForPolicy(many))).toHaveLength(64);
+    expect(argsForPolicy(args)).toEqual({ args: { path: 'a.log', offset: 10 }, omitted: ['content'] });
+    const most = Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`k${i}`, i]));
+    expect(Object.keys(argsForPolicy(most).args)).toHaveLength(64);
+    const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]));
+    expect(() => argsForPolicy(many)).toThrow('arguments has 65 keys, more than the 64 the policy can be given');
   });
 });
 

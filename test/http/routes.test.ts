@@ -303,7 +303,7 @@ describe('GET /health and GET /metrics', () => {
   });
 
   it('/metrics is open Prometheus text: decisions by outcome and class, latency, requests, reloads, fail-open', async () => {
-    await call(s.url, 'POST', '/v1/decide', json(TOKENS.worker, { tool: 'fs.read_file' }));
+    await call(s.url, 'POST', '/v1/decide', json(TOKENS.worker, { tool: 'fs.read_file', args: { path: 'README.md', offset: 0 } }));
     const r = await call(s.url, 'GET', '/metrics');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);

@@ -80,6 +80,10 @@ export async function holdAndReadGuardFlow(h: Harness): Promise<void> {
   const whole = await call(worker, 'read_text_file', { path: big });
   expect(whole.structuredContent).toEqual({ check: 'read_guard', code: 'read_guard:read_text_file', reason: 'whole_file_too_large' });
   expect(textOf(whole)).toContain('pass head or tail');
+  // A relative path resolves against the server's first directory, for the guard as for the server.
+  expect((await call(worker, 'read_text_file', { path: 'big.log' })).structuredContent).toMatchObject({ code: 'read_guard:read_text_file' });
+  // Outside the server's directories the guard does not look; the whole-file read is refused.
+  expect((await call(worker, 'read_text_file', { path: '/etc/hostname' })).structuredContent).toMatchObject({ check: 'read_guard' });
   const head = await call(worker, 'read_text_file', { path: big, head: 2 });
   expect(head.isError, textOf(head)).toBeFalsy();
   expect(textOf(head)).toBe('line of a big log\nline of a big log');

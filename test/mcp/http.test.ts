@@ -33,7 +33,7 @@ planningGate:
     writeFileSync(small, 'tiny');
     const up = await recorderHttp(w.record, [big, small]);
     closers.push(() => up.close());
-    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }], 100, [w.files]);
     closers.push(() => h.close());
     return { w, h, big, small };
   }

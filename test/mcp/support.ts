@@ -18,6 +18,7 @@ import { openPlangate, type Plangate } from '../../src/main/open.js';
 import { createTokenSet } from '../../src/adapters/http/auth.js';
 import { createMcpGateway, type McpGateway } from '../../src/adapters/mcp/gateway.js';
 import { listenMcp, type McpListener } from '../../src/adapters/mcp/http.js';
+import { readRootsOf } from '../../src/adapters/mcp/config.js';
 import type { UpstreamSpec } from '../../src/adapters/mcp/upstream.js';
 
 const require = createRequire(import.meta.url);
@@ -94,9 +95,9 @@ export const TOKENS: Record<string, string> = {
 export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
 
 /** The gateway in this process, clients over Streamable HTTP, a movable clock. */
-export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
+export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams)): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
   let offset = 0;
-  const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, clock: () => Date.now() + offset, log: () => {} });
+  const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, clock: () => Date.now() + offset, log: () => {}, ...(readRoots.length ? { readRoots } : {}) });
   const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: reconnectMs, maxMs: 4 * reconnectMs, factor: 2 } });
   const tokens = createTokenSet([
     ...Object.entries(TOKENS).map(([seat, token]) => ({ role: 'agent' as const, seat, token })),

@@ -61,18 +61,19 @@ describe('read guard', () => {
     const d = await w.gate.decide(read('big.log'));
     expect(d).toMatchObject({ allowed: false, check: 'read_guard', code: 'read_guard:fs.read_file' });
     expect(d.message).toBe(
-      'read_guard:fs.read_file — this call reads all of big.log (5242880 bytes), more than the 1048576-byte ceiling for whole-file reads ' +
+      'read_guard:fs.read_file — this call reads all of big.log (5242880 bytes, 4194304 over), more than the 1048576-byte ceiling for whole-file reads ' +
         'set by the planning-gate defaults (rules.yaml:8:3). Sample it instead — pass offset or limit to read a part of it — or search it ' +
         'for what you need, then carry on.',
     );
     expect(d.checks?.readGuard).toEqual({
       status: 'over', applies: true, refused: true, maxBytes: MIB, path: 'big.log',
-      file: { path: 'big.log', resolved: realpathSync(big), kind: 'file', size: 5 * MIB },
+      files: [{ path: 'big.log', kind: 'file', size: 5 * MIB }],
     });
+    expect(JSON.stringify(d)).not.toContain(dir); // where it resolved goes to the audit only
     expect(d.needs).toBeUndefined();
     expect(w.audit.events).toEqual([{
       type: 'ReadGuardBlocked', time: new Date(w.now()).toISOString(), agent: W, crew: 'trading', tool: 'fs.read_file',
-      code: 'read_guard:fs.read_file', runId: null, path: 'big.log', resolved: realpathSync(big), sizeBytes: 5 * MIB, maxBytes: MIB,
+      code: 'read_guard:fs.read_file', runId: null, reason: 'over', path: 'big.log', resolved: realpathSync(big), sizeBytes: 5 * MIB, maxBytes: MIB,
     }]);
     const err = await w.gate.guard(read('big.log'), () => 'read').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CallRefusedError);
@@ -109,43 +110,81 @@ describe('read guard', () => {
     for (const path of ['./big.log', 'logs/../big.log', 'logs/current.log', 'alias/current.log', big, join(dir, 'alias', '..', 'big.log')]) {
       const d = await w.gate.decide(read(path));
       expect(d.code, path).toBe('read_guard:fs.read_file');
-      expect(d.checks?.readGuard.file, path).toMatchObject({ path, resolved: real, size: 5 * MIB });
+      expect(d.checks?.readGuard.files, path).toEqual([{ path, kind: 'file', size: 5 * MIB }]);
     }
+    expect(w.audit.events.map((e) => (e as { resolved?: string }).resolved)).toEqual(Array(6).fill(real));
   });
 
   it('lets a missing file or a directory through to the tool, which reports its own error', async () => {
     const w = await world();
     const missing = await w.gate.decide(read('nope/missing.log'));
     expect(missing.allowed).toBe(true);
-    expect(missing.checks?.readGuard).toMatchObject({ status: 'not_a_file', file: { kind: 'missing', resolved: join(dir, 'nope', 'missing.log') } });
-    symlinkSync(join(dir, 'gone.log'), join(dir, 'dangling.log'));
-    expect((await w.gate.decide(read('dangling.log'))).checks?.readGuard.file?.kind).toBe('missing');
+    expect(missing.checks?.readGuard).toMatchObject({ status: 'not_a_file', files: [{ path: 'nope/missing.log', kind: 'missing' }] });
     const folder = await w.gate.decide(read('logs'));
     expect(folder.allowed).toBe(true);
-    expect(folder.checks?.readGuard.file?.kind).toBe('other');
+    expect(folder.checks?.readGuard.files?.[0]?.kind).toBe('other');
   });
 
-  it('is off unless a ceiling is set for the agent, and ignores unlisted tools and calls without a path', async () => {
+  it('is off unless a ceiling is set for the agent, and ignores unlisted tools', async () => {
     const w = await world();
     const ops = await w.gate.decide({ agent: '0xOPS', tool: 'fs.read_file', args: { path: 'big.log' } });
     expect(ops.allowed).toBe(true);
     expect(ops.checks?.readGuard).toMatchObject({ status: 'off', applies: false });
-    expect(ops.checks?.readGuard.file).toBeUndefined(); // not even looked at
+    expect(ops.checks?.readGuard.files).toBeUndefined(); // not even looked at
 
     const none = await planningWorld('planRequired:\n  workspace: { mode: side_effects }\ntools:\n  read: [fs.read_file]\n', { readBase: dir });
     const off = await none.gate.decide(read('big.log'));
     expect(off.allowed).toBe(true);
     expect(off.checks?.readGuard.status).toBe('off');
 
-    expect((await w.gate.decide({ agent: W, tool: 'fs.read_file' })).checks?.readGuard.status).toBe('no_path');
-    expect((await w.gate.decide(read(42))).checks?.readGuard.status).toBe('no_path');
     expect((await w.gate.decide({ agent: W, tool: 'fs.tail', args: { path: 'big.log' } })).checks?.readGuard.status).toBe('not_listed');
   });
 
-  it('fileFact resolves against the base and follows links', async () => {
-    expect(await fileFact(dir, 'small.txt')).toEqual({ path: 'small.txt', resolved: realpathSync(join(dir, 'small.txt')), kind: 'file', size: 4 });
-    expect(await fileFact(join(dir, 'logs'), '../small.txt')).toMatchObject({ kind: 'file', size: 4 });
-    expect(await fileFact(dir, 'logs/current.log')).toMatchObject({ resolved: realpathSync(big), kind: 'file' });
+  it('fileFact resolves against the first root and follows links, inside the roots only', async () => {
+    expect(await fileFact([dir], 'small.txt')).toEqual({ fact: { path: 'small.txt', kind: 'file', size: 4 }, resolved: realpathSync(join(dir, 'small.txt')) });
+    expect(await fileFact([join(dir, 'logs'), dir], '../small.txt')).toMatchObject({ fact: { kind: 'file', size: 4 } });
+    expect(await fileFact([dir], 'logs/current.log')).toMatchObject({ fact: { kind: 'file' }, resolved: realpathSync(big) });
+    expect(await fileFact([join(dir, 'logs')], '../small.txt')).toEqual({ fact: { path: '../small.txt', kind: 'outside' } });
+    // current.log links to big.log, outside logs/: the link is followed and found to lead out.
+    expect(await fileFact([join(dir, 'logs')], 'current.log')).toEqual({ fact: { path: 'current.log', kind: 'outside' } });
+    expect(await fileFact([], 'small.txt')).toEqual({ fact: { path: 'small.txt', kind: 'outside' } });
+  });
+
+  it('refuses a path that is not one plain path, saying why, and audits it', async () => {
+    const w = await world();
+    const cases: Array<[unknown, string]> = [
+      [undefined, 'argument "path" is missing'],
+      [42, 'argument "path" is a number, not a path'],
+      [['big.log'], 'argument "path" is an array, not a path'],
+      [{ p: 'big.log' }, 'argument "path" is an object, not a path'],
+      ['big.log\u0000.txt', 'argument "path" contains a NUL byte'],
+      [`file://${big}`, 'argument "path" is a URL, not a path'],
+    ];
+    for (const [path, problem] of cases) {
+      const d = await w.gate.decide({ agent: W, tool: 'fs.read_file', args: path === undefined ? {} : { path } });
+      expect(d, String(path)).toMatchObject({ allowed: false, check: 'read_guard', checks: { readGuard: { status: 'bad_path', problem } } });
+      expect(d.message).toContain(problem);
+    }
+    expect(w.audit.events.map((e) => (e as { reason?: string }).reason)).toEqual(Array(cases.length).fill('bad_path'));
+  });
+
+  it('refuses a whole-file read outside the read roots without looking at it or saying anything about it', async () => {
+    const w = await world();
+    symlinkSync('/etc/hostname', join(dir, 'out.link'));
+    symlinkSync('/nonexistent/plangate-nothing', join(dir, 'out-dangling.link'));
+    const seen: string[] = [];
+    for (const path of ['/etc/passwd', '/etc/no-such-file', '../../../etc/passwd', 'logs/../../outside.txt', 'out.link', 'out-dangling.link', 'out.link/x']) {
+      const d = await w.gate.decide(read(path));
+      expect(d, path).toMatchObject({ allowed: false, check: 'read_guard', checks: { readGuard: { status: 'outside_roots', files: [{ path, kind: 'outside' }] } } });
+      seen.push(JSON.stringify(d).split(JSON.stringify(path).slice(1, -1)).join('<P>'));
+    }
+    // Every answer has the same shape whatever is there: no size, no resolved path, no existence.
+    expect(new Set(seen).size).toBe(1);
+    for (const t of seen) expect(t).not.toMatch(/hostname|nonexistent|bytes/);
+    expect(w.audit.events.map((e) => (e as { reason?: string }).reason)).toEqual(Array(7).fill('outside_roots'));
+    expect(w.audit.events[0]).toMatchObject({ path: '/etc/passwd', sizeBytes: null });
+    // A range is not a whole-file read: not the guard's business.
+    expect((await w.gate.decide(read('/etc/passwd', { limit: 10 }))).allowed).toBe(true);
   });
 
   it('refuses call arguments that are too large or not JSON, as invalid input', async () => {

@@ -99,7 +99,7 @@ describe('planning-gate rules', () => {
       'a.yaml:9:31: planningGate.profiles.big: readGuardMaxBytes must be an integer from 0 to 1099511627776 (got 1.5)',
       'a.yaml:10:18: planningGate.crews.desk: must be text (got a list)',
       'a.yaml:13:5: readGuard.tools: "fs.*" is not a tool name (letters, digits and _.:/@-, at most 256 characters; no wildcards)',
-      'a.yaml:14:13: readGuard.tools["fs.cat"]: missing required key "path"',
+      'a.yaml:14:13: readGuard.tools["fs.cat"]: missing required key "path" (or "paths" for a tool that reads several files)',
       'a.yaml:14:22: readGuard.tools["fs.cat"].range: must be a list (got "offset")',
     ]);
     expect(problems({ 'b.yaml': 'planningGate:\n  profiles:\n    "-bad": {}\n    __proto__: {}\n' })).toEqual([

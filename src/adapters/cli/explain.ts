@@ -79,10 +79,12 @@ const READ_GUARD: Record<string, string> = {
   off: 'off for this agent (no ceiling)',
   not_listed: 'not a read tool the guard watches',
   not_read: 'listed, but not classified read',
-  no_path: 'no file named in the arguments',
   ranged: 'reads a part of the file',
   needs_size: 'the file\'s size was not gathered',
   not_a_file: 'no regular file there (the tool reports its own error)',
+  withheld: 'refused: the path or range was too large to be given to the policy',
+  bad_path: 'refused: the path argument is not one plain path',
+  outside_roots: 'refused: a whole-file read outside the read roots',
   over: 'a whole file over the ceiling',
   under: 'a whole file within the ceiling',
 };
@@ -92,7 +94,7 @@ function checkLines(d: Decision): string[] {
   const c = d.checks;
   if (!c) return [];
   const rg = c.readGuard;
-  const size = rg.file?.kind === 'file' ? `, ${rg.file.size} bytes at ${rg.file.resolved}` : '';
+  const size = (rg.files ?? []).filter((f) => f.kind === 'file').map((f) => `, ${f.path}: ${f.kind === 'file' ? f.size : 0} bytes`).join('');
   const ceiling = rg.maxBytes > 0 ? ` (ceiling ${rg.maxBytes} bytes)` : '';
   const ph = c.planningHold;
   const hold = !ph.held ? 'not held'

@@ -11,7 +11,7 @@
 import { ErrorCode, PlangateError, toError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { Gate } from '../../gate/gate.js';
-import { argsForPolicy } from '../http/routes/calls.js';
+import { argsForPolicy } from '../../gate/args.js';
 
 /** Largest payload read, in bytes. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
@@ -114,7 +114,14 @@ export async function runHook(gate: Pick<Gate, 'decide'>, text: string, options:
   try {
     const payload = parsePreToolUse(text);
     const runId = options.runId ?? (options.sessionRun ? payload.sessionId : undefined);
-    const call: Call = { agent: options.agent, tool: payload.tool, ...(runId !== undefined ? { runId } : {}), args: argsForPolicy(payload.input) };
+    const shown = argsForPolicy(payload.input);
+    const call: Call = {
+      agent: options.agent,
+      tool: payload.tool,
+      ...(runId !== undefined ? { runId } : {}),
+      args: shown.args,
+      ...(shown.omitted.length ? { omittedArgs: shown.omitted } : {}),
+    };
     answer = answerFor(await gate.decide(call), options);
   } catch (error) {
     const e = toError(error);

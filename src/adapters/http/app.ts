@@ -9,6 +9,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
+import { checkJson } from '../../core/json.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
 import type { Principal, TokenSet } from './auth.js';
@@ -259,6 +260,8 @@ function parseBody(route: Route, headers: IncomingHttpHeaders, raw: Uint8Array |
   } catch (error) {
     throw new HttpError(HttpCode.MalformedJson, `the body is not JSON: ${(error as Error).message}`);
   }
+  // Before anything reads it: bounded nesting, and no lone surrogate anywhere (a 400 naming where).
+  checkJson(value, 'body');
   return route.body === 'json' ? value : checkSchema(route.body.schema, value, 'body');
 }
 

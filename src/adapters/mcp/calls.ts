@@ -19,7 +19,7 @@ import {
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { Call, Decision, ToolHints } from '../../core/types.js';
 import type { Gate } from '../../gate/gate.js';
-import { argsForPolicy } from '../http/routes/calls.js';
+import { argsForPolicy } from '../../gate/args.js';
 import { RUN_META_KEY, SAY_TOOL } from './names.js';
 import { say, submitPlan, type OwnToolDeps } from './own-tools.js';
 import { errorResult, refusalResult } from './results.js';
@@ -90,6 +90,18 @@ function hintsOf(tool: Tool): ToolHints {
   return out;
 }
 
+/** The arguments as the policy is shown them, naming those left out for their size. */
+function shown(args: Record<string, unknown>): Pick<Call, 'args' | 'omittedArgs'> {
+  let policy;
+  try {
+    policy = argsForPolicy(args);
+  } catch (error) {
+    if (error instanceof PlangateError) throw new McpError(RpcCode.InvalidParams, error.message);
+    throw error;
+  }
+  return { args: policy.args, ...(policy.omitted.length ? { omittedArgs: policy.omitted } : {}) };
+}
+
 async function decide(deps: CallDeps, call: Call): Promise<Decision> {
   try {
     return await deps.gate.decide(call);
@@ -129,7 +141,7 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
     agent: session.seat,
     tool: params.name,
     ...(runId !== undefined ? { runId } : {}),
-    args: argsForPolicy(args),
+    ...shown(args),
     annotations: hintsOf(route.tool),
   });
   if (!decision.allowed) {
@@ -193,7 +205,7 @@ export async function readResource(session: GatewaySession, deps: CallDeps, para
     agent: session.seat,
     tool: RESOURCE_READ,
     ...(run.runId !== undefined ? { runId: run.runId } : {}),
-    args: argsForPolicy({ uri: params.uri, ...(path !== undefined ? { path } : {}) }),
+    ...shown({ uri: params.uri, ...(path !== undefined ? { path } : {}) }),
     annotations: READ_ONLY,
   });
   if (!decision.allowed) throw refusedError(decision);
@@ -216,7 +228,7 @@ export async function getPrompt(session: GatewaySession, deps: CallDeps, params:
     agent: session.seat,
     tool: PROMPT_GET,
     ...(run.runId !== undefined ? { runId: run.runId } : {}),
-    args: argsForPolicy({ name: params.name }),
+    ...shown({ name: params.name }),
     annotations: READ_ONLY,
   });
   if (!decision.allowed) throw refusedError(decision);

@@ -8,7 +8,9 @@
  *
  * (`mcpServers` is read as a synonym of `upstreams`, the shape many hosts use.)
  */
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import { checkUpstreamName } from './names.js';
 import type { UpstreamSpec } from './upstream.js';
@@ -120,4 +122,30 @@ export async function upstreamsFrom(a: UpstreamArgs): Promise<UpstreamSpec[]> {
   }
   if (out.length === 0) throw bad('plangate mcp', 'no upstream: give a command after --, --upstream URL, or --upstreams FILE');
   return out;
+}
+
+/**
+ * The read roots the upstreams imply: every argument of a stdio upstream's
+ * command that names an existing directory, in order — the directories a
+ * filesystem server is started with, the first of which it resolves
+ * relative paths against, as the read guard then does.
+ *
+ * @example
+ * readRootsOf([{ name: 'fs', kind: 'stdio', command: 'mcp-server-filesystem', args: ['/srv/work'] }]) // ['/srv/work']
+ */
+export function readRootsOf(upstreams: readonly UpstreamSpec[]): string[] {
+  const roots: string[] = [];
+  for (const u of upstreams) {
+    if (u.kind !== 'stdio') continue;
+    for (const arg of u.args) {
+      if (arg.startsWith('-')) continue;
+      const dir = isAbsolute(arg) ? arg : resolve(u.cwd ?? process.cwd(), arg);
+      try {
+        if (statSync(dir).isDirectory() && !roots.includes(dir)) roots.push(dir);
+      } catch {
+        // not a directory: an ordinary argument
+      }
+    }
+  }
+  return roots;
 }

@@ -10,7 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { loadTokens, TOKENS_FILE_ENV } from '../../http/auth.js';
-import { upstreamsFrom } from '../../mcp/config.js';
+import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp } from '../../mcp/http.js';
 import { EXIT } from '../exit.js';
@@ -25,6 +25,7 @@ interface McpOptions {
   upstreams?: string;
   listen?: string;
   tokens?: string;
+  readRoot: string[];
 }
 
 function hostPort(value: string): { host: string; port: number } {
@@ -56,6 +57,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--upstream <[name=]url>', 'a Streamable HTTP upstream (repeatable)').argParser(collect).default([]))
     .addOption(new Option('--upstreams <file>', 'a JSON file naming several upstreams: { "upstreams": { NAME: { "command", "args" } | { "url" } } }'))
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
+    .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
     .addOption(new Option('--tokens <file>', 'bearer tokens file for --listen (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
     .action(wrap(async (command: string[], opts: McpOptions, cmd: Command) => {
       if (!opts.listen && (opts.agent === undefined || !isValidId(opts.agent))) {
@@ -71,7 +73,8 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
         ...(opts.upstreams !== undefined ? { file: opts.upstreams } : {}),
       });
       const tokens = opts.listen ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env }) : undefined;
-      const pg = await openFromOptions(cmd, io, { watch: true });
+      const roots = opts.readRoot.length ? opts.readRoot : readRootsOf(upstreams);
+      const pg = await openFromOptions(cmd, io, { watch: true, ...(roots.length ? { readRoots: roots } : {}) });
       const gateway = createMcpGateway({ plangate: pg, upstreams });
       try {
         if (opts.listen && tokens) {

@@ -7,6 +7,7 @@
  */
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import type { Call } from '../../../core/types.js';
+import { argsForPolicy } from '../../../gate/args.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
 import { refusalBody, REFUSED_STATUS } from '../refusal.js';
@@ -35,43 +36,18 @@ interface McpCallBody {
   delegatedBy?: string[];
 }
 
-function callOf(agent: string, b: { runId?: string; delegatedBy?: string[]; args?: Record<string, unknown> }, tool: string): Call {
+function callOf(agent: string, b: { runId?: string; delegatedBy?: string[]; args?: Record<string, unknown>; omittedArgs?: string[] }, tool: string): Call {
   return {
     agent,
     tool,
     ...(b.runId !== undefined ? { runId: b.runId } : {}),
     ...(b.delegatedBy !== undefined ? { delegatedBy: b.delegatedBy } : {}),
     ...(b.args !== undefined ? { args: b.args } : {}),
+    ...(b.omittedArgs !== undefined && b.omittedArgs.length > 0 ? { omittedArgs: b.omittedArgs } : {}),
   };
 }
 
-/** Largest single argument value (as JSON) the policy is shown from an MCP call's arguments. */
-export const POLICY_ARG_MAX_BYTES = 900;
-/** Most arguments the policy is shown. */
-export const POLICY_ARG_MAX_KEYS = 64;
-const ARG_KEY = /^[A-Za-z_$][A-Za-z0-9_.$-]{0,63}$/;
-
-/**
- * What the policy sees of an MCP call's arguments (e.g. the read guard reads
- * the path and range): the first 64 arguments with a plain name, each only
- * when its JSON is at most {@link POLICY_ARG_MAX_BYTES} bytes, so file
- * contents and other large values are left out. The executor gets them all.
- *
- * @example
- * argsForPolicy({ path: 'a.log', content: 'x'.repeat(5000) }) // { path: 'a.log' }
- */
-export function argsForPolicy(args: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  let n = 0;
-  for (const [key, value] of Object.entries(args)) {
-    if (n >= POLICY_ARG_MAX_KEYS) break;
-    if (!ARG_KEY.test(key) || key === '__proto__') continue;
-    if (Buffer.byteLength(JSON.stringify(value) ?? '') > POLICY_ARG_MAX_BYTES) continue;
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-    n++;
-  }
-  return out;
-}
+export { argsForPolicy, POLICY_ARG_MAX_BYTES, POLICY_ARG_MAX_KEYS } from '../../../gate/args.js';
 
 export function registerCallRoutes(router: Router, deps: HttpDeps): void {
   router.add({
@@ -114,7 +90,9 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
     async handle(ctx) {
       const b = ctx.body as McpCallBody;
       const agent = seatOf(ctx.principal, b.agent, "the body's agent");
-      const decision = await deps.decide(callOf(agent, { ...b, ...(b.arguments ? { args: argsForPolicy(b.arguments) } : {}) }, b.name));
+      // Every argument the policy needs is given or named as left out (too large): never a silently truncated view.
+      const shown = b.arguments ? argsForPolicy(b.arguments) : undefined;
+      const decision = await deps.decide(callOf(agent, { ...b, ...(shown ? { args: shown.args, omittedArgs: shown.omitted } : {}) }, b.name));
       if (!decision.allowed) return { status: REFUSED_STATUS, body: refusalBody(decision) };
       // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
       if (decision.checks?.planningHold.channelCall) return reviewerChannelReply(deps, agent, b.arguments, b.runId);

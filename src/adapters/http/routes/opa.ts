@@ -12,6 +12,7 @@
  * `plangate/plan_required/gated`) are not compiled into plangate's policy:
  * they answer 404 `document_not_served` rather than a wrong `{}`.
  */
+import { checkJson } from '../../../core/json.js';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { ENTRYPOINTS } from '../../../engine/policy.js';
 import type { HttpDeps } from '../deps.js';
@@ -50,11 +51,14 @@ function inputOf(ctx: RouteContext): { given: boolean; value?: unknown } {
   if (ctx.method === 'GET') {
     const raw = ctx.query.get('input');
     if (raw === null) return { given: false };
+    let value: unknown;
     try {
-      return { given: true, value: JSON.parse(raw) };
+      value = JSON.parse(raw);
     } catch {
       throw new HttpError(HttpCode.MalformedJson, 'the input query parameter is not JSON');
     }
+    checkJson(value, 'input');
+    return { given: true, value };
   }
   const body = ctx.body;
   if (body === undefined || body === null) return { given: false };
