@@ -24,6 +24,7 @@ import { SQL } from '../src/facts/sqlite/schema.js';
 import { openSqliteStore } from '../src/facts/sqlite/store.js';
 import { createGate } from '../src/gate/gate.js';
 import { formatHttpBench, runHttpBench } from './http.js';
+import { formatMcpBench, runMcpBench } from './mcp.js';
 import { formatReloadBench, runReloadBench } from './reload.js';
 import { interleave, round, subset, summarize, type Summary } from './stats.js';
 import {
@@ -364,6 +365,9 @@ async function main(): Promise<void> {
 
   // 6. Hot reload: write → new rule deciding, and decide() during reloads (bench/reload.ts).
   process.stdout.write(formatReloadBench(await runReloadBench({ log })));
+
+  // 7. The MCP gateway: added latency per tools/call, stdio and Streamable HTTP; 32 sessions (bench/mcp.ts).
+  process.stdout.write(formatMcpBench(await runMcpBench({ log })));
 }
 
 main().catch((err: unknown) => {

@@ -131,11 +131,15 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
     deps.count?.(params.name, 'own');
     return say(deps, session.seat, args, runId);
   }
-  if (params.name === await deps.channelFor(session.seat)) {
-    deps.count?.(params.name, 'own');
-    return submitPlan(deps, session.seat, args, runId);
+  // An upstream tool is decided at once; the policy says if it is the seat's reviewer channel (then it is never forwarded).
+  let route = session.routes.get(params.name);
+  if (!route) {
+    if (params.name === await deps.channelFor(session.seat)) {
+      deps.count?.(params.name, 'own');
+      return submitPlan(deps, session.seat, args, runId);
+    }
+    route = await session.route(params.name);
   }
-  const route = await session.route(params.name);
   if (!route) throw new McpError(RpcCode.InvalidParams, `Tool ${params.name} not found`);
   const decision = await decide(deps, {
     agent: session.seat,
@@ -147,6 +151,10 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
   if (!decision.allowed) {
     deps.count?.(params.name, 'refused');
     return refusalResult(decision);
+  }
+  if (decision.checks?.planningHold.channelCall) {
+    deps.count?.(params.name, 'own');
+    return submitPlan(deps, session.seat, args, runId);
   }
   const meta = forwardedMeta(params._meta as Meta);
   const request = { method: 'tools/call', params: { name: route.tool.name, arguments: args, ...(meta ? { _meta: meta } : {}) } };
