@@ -26,7 +26,8 @@ import { openPlangate } from '../src/main/open.js';
 import { interleave, percentile, round, summarize, type Summary } from './stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'bin', 'plangate.js');
+/** The CLI from the sources (as bench/http.ts runs it), so no build is needed. */
+const CLI = join(ROOT, 'test', 'http', 'cli-child.ts');
 const UPSTREAM = join(import.meta.dirname, 'mcp-upstream.ts');
 const SESSIONS = 32;
 const CALLS = Number(process.env['MCP_BENCH_CALLS'] ?? 4000);
@@ -132,7 +133,7 @@ export async function runMcpBench({ log }: { log: Log }) {
 
     log('mcp: stdio, direct vs through plangate mcp');
     const directStdio = await stdioClient(process.execPath, ['--import', 'tsx', UPSTREAM, 'stdio']);
-    const gatedStdio = await stdioClient(process.execPath, [CLI, ...global, 'mcp', '--agent', seat(0), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
+    const gatedStdio = await stdioClient(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--agent', seat(0), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
     clients.push(directStdio, gatedStdio);
     const stdio = await interleave(CALLS, WARMUP, ROUNDS, { direct: (i) => echo(directStdio, i), gateway: (i) => echo(gatedStdio, i) });
 
@@ -141,7 +142,7 @@ export async function runMcpBench({ log }: { log: Log }) {
     children.push(up);
     const upUrl = (await readLine(up, 'stdout', /(http:\S+)\n/))[1] as string;
     const tokens = Array.from({ length: SESSIONS }, (_, i) => `agent:${seat(i)}=${token(i)}`).join(',');
-    const gw = spawn(process.execPath, [CLI, ...global, 'mcp', '--listen', '127.0.0.1:0', '--upstream', `bench=${upUrl}`], {
+    const gw = spawn(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--listen', '127.0.0.1:0', '--upstream', `bench=${upUrl}`], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, PLANGATE_TOKENS: tokens },
     });
