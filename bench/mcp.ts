@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { isolatedFetch } from '../src/adapters/mcp/fetch.js';
 import { openPlangate } from '../src/main/open.js';
 import { interleave, percentile, round, summarize, type Summary } from './stats.js';
 
@@ -85,7 +86,7 @@ function readLine(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: Reg
 
 async function httpClient(url: string, bearer?: string): Promise<Client> {
   const c = new Client({ name: 'bench', version: '1' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), bearer ? { requestInit: { headers: { authorization: `Bearer ${bearer}` } } } : {}));
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: isolatedFetch, ...(bearer ? { requestInit: { headers: { authorization: `Bearer ${bearer}` } } } : {}) }));
   return c;
 }
 

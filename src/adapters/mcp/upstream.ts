@@ -23,6 +23,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable } from 'node:stream';
+import { isolatedFetch } from './fetch.js';
 
 /** How to reach an upstream. */
 export type UpstreamSpec =
@@ -187,7 +188,7 @@ export class UpstreamLink {
   private transport(): Transport {
     const spec = this.spec;
     if (spec.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(spec.url), spec.headers ? { requestInit: { headers: spec.headers } } : {});
+      return new StreamableHTTPClientTransport(new URL(spec.url), { fetch: isolatedFetch, ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}) });
     }
     const transport = new StdioClientTransport({
       command: spec.command,
