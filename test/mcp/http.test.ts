@@ -6,10 +6,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { recorderHttp } from './recorder.js';
-import { httpHarness, makeWorld, OPERATOR_TOKEN, recorded, TOKENS } from './support.js';
+import { CLI_CHILD, FS_SERVER, httpHarness, makeWorld, OPERATOR_TOKEN, recorded, TOKENS } from './support.js';
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -94,4 +97,40 @@ planningGate:
     expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="echo",outcome="refused"\} 1/);
     expect(metrics).toMatch(/plangate_mcp_sessions 1/);
   });
+
+  it('passes prompts through, decided as reads: a planning hold refuses them', async () => {
+    const { w, h } = await setup();
+    const c = await h.client('0xWORKER');
+    expect((await c.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet']);
+    expect((await c.getPrompt({ name: 'greet', arguments: { who: 'Ada' } })).messages[0]).toMatchObject({ content: { text: 'Say hello to Ada' } });
+    await h.operator.gate.holds.place('0xWORKER', { by: 'ops' });
+    await expect(c.getPrompt({ name: 'greet', arguments: { who: 'Bob' } })).rejects.toMatchObject({ code: -32030, data: { check: 'planning_hold', code: 'planning_hold:prompts/get' } });
+    expect(recorded(w).filter((r) => r.tool === 'prompts/get').map((r) => r.args['who'])).toEqual(['Ada']);
+  });
+
+  it('runs as plangate mcp --listen and stops on SIGTERM', async () => {
+    const w = makeWorld();
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_CHILD, '--rules', w.rules, '--store', w.store, '--audit', w.audit,
+      'mcp', '--listen', '127.0.0.1:0', '--name', 'fs', '--', process.execPath, FS_SERVER, w.files], {
+      env: { ...process.env, PLANGATE_TOKENS: `agent:0xWORKER=${TOKENS['0xWORKER']}` }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /serving (http:\S+) /.exec(err);
+        if (m) resolve(m[1] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    const c = new Client({ name: 'cli-test', version: '1' });
+    await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS['0xWORKER']}` } } }));
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain('write_file');
+    const refused = await c.callTool({ name: 'write_file', arguments: { path: join(w.files, 'x.txt'), content: 'x' } });
+    expect(refused.structuredContent).toMatchObject({ code: 'plan_required:write_file:none' });
+    await c.close();
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
 });

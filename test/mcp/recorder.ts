@@ -26,6 +26,10 @@ export function recorderServer(record: string, files: string[] = []): McpServer 
       return { contents: [{ uri: uri.href, text: readFileSync(file, 'utf8') }] };
     });
   });
+  server.registerPrompt('greet', { description: 'A greeting.', argsSchema: { who: z.string() } }, ({ who }) => {
+    log('prompts/get', { who });
+    return { messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who}` } }] };
+  });
   server.registerTool('echo', { description: 'Echo the text back.', inputSchema: { text: z.string() } }, async (args) => {
     log('echo', args);
     return { content: [{ type: 'text', text: args.text }] };

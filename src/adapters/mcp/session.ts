@@ -10,19 +10,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
-  CompleteRequestSchema,
-  ErrorCode as RpcCode,
   GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   ResultSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
   type ClientCapabilities,
   type Notification,
   type Request,
@@ -31,6 +22,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, getPrompt, readResource, type CallDeps } from './calls.js';
+import { registerPassThrough } from './passthrough.js';
 import { exposedName, SAY_TOOL } from './names.js';
 import { ownTools } from './own-tools.js';
 import { withNotForwarded } from './results.js';
@@ -212,63 +204,6 @@ export class GatewaySession {
     s.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(this, deps, req.params, extra));
     s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => readResource(this, deps, req.params, extra));
     s.setRequestHandler(GetPromptRequestSchema, (req, extra) => getPrompt(this, deps, req.params, extra));
-    s.setRequestHandler(ListResourcesRequestSchema, async (_req, extra) => {
-      const resources = await this.gatherList('resources/list', 'resources', 'resources', extra);
-      for (const { link, item } of resources) this.resourceLinks.set(String(item['uri']), link);
-      return { resources: resources.map((r) => r.item) } as never;
-    });
-    s.setRequestHandler(ListResourceTemplatesRequestSchema, async (_req, extra) => ({
-      resourceTemplates: (await this.gatherList('resources/templates/list', 'resources', 'resourceTemplates', extra)).map((r) => r.item),
-    }) as never);
-    s.setRequestHandler(ListPromptsRequestSchema, async (_req, extra) => {
-      const prompts = await this.gatherList('prompts/list', 'prompts', 'prompts', extra);
-      return {
-        prompts: prompts.map(({ link, item }) => {
-          const name = exposedName(link.spec.name, String(item['name']), this.namespaced);
-          this.promptRoutes.set(name, { link, name: String(item['name']) });
-          return { ...item, name };
-        }),
-      } as never;
-    });
-    for (const schema of [SubscribeRequestSchema, UnsubscribeRequestSchema]) {
-      s.setRequestHandler(schema, async (req, extra) => {
-        await this.start();
-        const link = this.resourceLinks.get(req.params.uri) ?? this.links.find((l) => l.serverCapabilities?.resources?.subscribe);
-        if (!link) throw new McpError(RpcCode.InvalidParams, `no upstream serves ${req.params.uri}`);
-        return link.request({ method: req.method, params: req.params }, { signal: extra.signal }) as never;
-      });
-    }
-    s.setRequestHandler(SetLevelRequestSchema, async (req, extra) => {
-      await this.start();
-      await Promise.all(this.links.filter((l) => l.state === 'up' && l.serverCapabilities?.logging)
-        .map((l) => l.request({ method: req.method, params: req.params }, { signal: extra.signal }).catch(() => {})));
-      return {};
-    });
-    s.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
-      await this.start();
-      const ref = req.params.ref;
-      const prompt = ref.type === 'ref/prompt' ? this.promptRoutes.get(ref.name) : undefined;
-      const link = prompt?.link ?? this.links.find((l) => l.state === 'up' && l.serverCapabilities?.completions);
-      if (!link) return { completion: { values: [] } };
-      const params = prompt ? { ...req.params, ref: { ...ref, name: prompt.name } } : req.params;
-      return link.request({ method: req.method, params }, { signal: extra.signal }) as never;
-    });
-  }
-
-  /** Every page of a list from every link that is up and has the capability, in link order. */
-  private async gatherList(method: string, capability: 'resources' | 'prompts', key: string, extra: Extra) {
-    await this.start();
-    const out: Array<{ link: UpstreamLink; item: Record<string, unknown> }> = [];
-    for (const link of this.links) {
-      if (link.state !== 'up' || !link.serverCapabilities?.[capability]) continue;
-      let cursor: string | undefined;
-      for (let page = 0; page < 100; page++) {
-        const r = await link.request({ method, params: cursor !== undefined ? { cursor } : {} }, { signal: extra.signal }) as Record<string, unknown>;
-        for (const item of (r[key] as Array<Record<string, unknown>> | undefined) ?? []) out.push({ link, item });
-        cursor = typeof r['nextCursor'] === 'string' ? r['nextCursor'] : undefined;
-        if (cursor === undefined) break;
-      }
-    }
-    return out;
+    registerPassThrough(this);
   }
 }
