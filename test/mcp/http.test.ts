@@ -133,4 +133,26 @@ planningGate:
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   }, 60_000);
+
+  it('closes a session whose client went away without ending it, and its upstream connections with it', async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, undefined, 100, undefined, 300);
+    closers.push(() => h.close());
+    const auth = { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` };
+    const init = await fetch(h.listener.url, { method: 'POST', headers: auth, body: JSON.stringify(INIT) });
+    const sid = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const inSession = { ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    await (await fetch(h.listener.url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+    const list = await fetch(h.listener.url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }) });
+    expect(await list.text()).toContain('write_file');
+    expect(h.gateway.health().upstreams[0]).toMatchObject({ state: 'up', up: 1 });
+    // The client is gone: no request and no stream for longer than the idle time.
+    const end = Date.now() + 10_000;
+    while (h.gateway.sessions.size > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(h.gateway.sessions.size).toBe(0);
+    expect(h.gateway.health().upstreams[0]).toMatchObject({ state: 'idle', up: 0 });
+    const after = await fetch(h.listener.url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }) });
+    expect(after.status).toBe(404);
+  }, 30_000);
 });

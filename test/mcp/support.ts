@@ -95,7 +95,7 @@ export const TOKENS: Record<string, string> = {
 export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
 
 /** The gateway in this process, clients over Streamable HTTP, a movable clock. */
-export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams)): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
+export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), sessionIdleMs?: number): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
   let offset = 0;
   const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, clock: () => Date.now() + offset, log: () => {}, ...(readRoots.length ? { readRoots } : {}) });
   const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: reconnectMs, maxMs: 4 * reconnectMs, factor: 2 } });
@@ -103,7 +103,7 @@ export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstr
     ...Object.entries(TOKENS).map(([seat, token]) => ({ role: 'agent' as const, seat, token })),
     { role: 'operator', name: 'ops', token: OPERATOR_TOKEN },
   ]);
-  const listener = await listenMcp(gateway, { port: 0, tokens });
+  const listener = await listenMcp(gateway, { port: 0, tokens, ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}) });
   const clients: Client[] = [];
   return {
     world: w, gateway, listener, pg, operator: pg,

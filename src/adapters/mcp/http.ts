@@ -25,6 +25,12 @@ export interface McpListenOptions {
   bodyLimit?: number;
   /** Where unexpected errors are logged. */
   log?: (text: string) => void;
+  /**
+   * A session with no request or stream open for this long is closed, and
+   * its upstream connections with it (default 1 hour); the client gets 404
+   * and initializes again, as the protocol says.
+   */
+  sessionIdleMs?: number;
 }
 
 export interface McpListener {
@@ -36,10 +42,16 @@ export interface McpListener {
 /** Default largest request body. */
 export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 
+/** Default time a session may go without a request before it is closed. */
+export const MCP_SESSION_IDLE_MS = 60 * 60 * 1000;
+
 interface Open {
   transport: StreamableHTTPServerTransport;
   session: GatewaySession;
   seat: string;
+  lastSeen: number;
+  /** Requests and streams of the session still open. */
+  active: number;
 }
 
 function rpcError(res: ServerResponse, status: number, message: string): void {
@@ -93,6 +105,11 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
       const entry = open.get(sid);
       // Another seat's session is answered as if it did not exist.
       if (!entry || entry.seat !== principal.seat) return rpcError(res, 404, 'Session not found');
+      entry.active++;
+      res.once('close', () => {
+        entry.active--;
+        entry.lastSeen = Date.now();
+      });
       return entry.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !(isInitializeRequest(body) || (Array.isArray(body) && body.some(isInitializeRequest)))) {
@@ -101,7 +118,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
     const session = gateway.open({ seat: principal.seat });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void open.set(id, { transport, session, seat: principal.seat }),
+      onsessioninitialized: (id) => void open.set(id, { transport, session, seat: principal.seat, lastSeen: Date.now(), active: 0 }),
     });
     transport.onclose = () => {
       if (transport.sessionId) open.delete(transport.sessionId);
@@ -134,6 +151,18 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
     }
   }
 
+  const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
+  // A client that went away without ending its session does not keep its upstream processes alive.
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, o] of open) {
+      if (o.active > 0 || now - o.lastSeen < idleMs) continue;
+      open.delete(id);
+      void o.transport.close().catch(() => {});
+    }
+  }, Math.max(50, Math.min(idleMs / 4, 60_000)));
+  sweep.unref();
+
   const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -144,6 +173,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   return {
     url: `http://${host}:${port}/mcp`,
     async close() {
+      clearInterval(sweep);
       await Promise.all([...open.values()].map((o) => o.transport.close().catch(() => {})));
       open.clear();
       server.closeAllConnections();
