@@ -12,13 +12,13 @@ import { createMetrics, type Metrics } from '../http/metrics.js';
 import type { CallOutcome } from './calls.js';
 import { checkUpstreamName, DEFAULT_REVIEWER_CHANNEL } from './names.js';
 import { GatewaySession } from './session.js';
-import { RECONNECT, type UpstreamSpec } from './upstream.js';
+import type { Backoff, UpstreamSpec } from './upstream.js';
 
 export interface GatewayOptions {
   /** The decision point; its store and engine give the seat's threads and reviewer channel. */
   plangate: Pick<Plangate, 'store' | 'engine' | 'status'> & { gate: Pick<Gate, 'decide' | 'say' | 'holds'> };
   upstreams: readonly UpstreamSpec[];
-  reconnect?: typeof RECONNECT;
+  reconnect?: Backoff;
   /** How long a forwarded request may go without an answer or progress (ms). */
   timeoutMs?: number;
   /** Also collect process metrics (default true). */

@@ -3,7 +3,7 @@ export { createMcpGateway, type GatewayHealth, type GatewayOptions, type McpGate
 export { listenMcp, MCP_BODY_LIMIT, type McpListener, type McpListenOptions } from './http.js';
 export { parseUpstreamsFile, readRootsOf, upstreamsFrom, type UpstreamArgs } from './config.js';
 export { GatewaySession, type SessionOptions } from './session.js';
-export { RECONNECT, UpstreamDownError, type UpstreamSpec } from './upstream.js';
+export { RECONNECT, UpstreamDownError, type Backoff, type UpstreamSpec } from './upstream.js';
 export { DEFAULT_REVIEWER_CHANNEL, NAMESPACE_SEPARATOR, RUN_META_KEY, SAY_TOOL } from './names.js';
 export { PROMPT_GET, REFUSED_RPC_CODE, RESOURCE_READ } from './calls.js';
 export { listUpstreamTools, starterRules } from './init.js';

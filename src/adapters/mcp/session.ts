@@ -26,7 +26,7 @@ import { registerPassThrough } from './passthrough.js';
 import { exposedName, SAY_TOOL } from './names.js';
 import { ownTools } from './own-tools.js';
 import { withNotForwarded } from './results.js';
-import { RECONNECT, UpstreamLink, type UpstreamSpec } from './upstream.js';
+import { UpstreamLink, type Backoff, type UpstreamSpec } from './upstream.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -38,7 +38,7 @@ export interface SessionOptions {
   runId?: string;
   upstreams: readonly UpstreamSpec[];
   deps: CallDeps;
-  reconnect?: typeof RECONNECT;
+  reconnect?: Backoff;
   /** Called when a link goes up or down. */
   onState?: () => void;
 }

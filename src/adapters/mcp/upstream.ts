@@ -45,8 +45,15 @@ export interface UpstreamHooks {
   onState(): void;
 }
 
+/** How reconnects are spaced: the first delay, the most it grows to, and the factor between attempts. */
+export interface Backoff {
+  firstMs: number;
+  maxMs: number;
+  factor: number;
+}
+
 /** Delay before the first reconnect, and the most it grows to. */
-export const RECONNECT = { firstMs: 250, maxMs: 30_000, factor: 2 } as const;
+export const RECONNECT: Readonly<Backoff> = { firstMs: 250, maxMs: 30_000, factor: 2 };
 
 /** Bytes of an upstream's stderr kept to explain why it stopped. */
 const STDERR_TAIL = 2048;
@@ -86,7 +93,7 @@ export class UpstreamLink {
     readonly spec: UpstreamSpec,
     private readonly capabilities: ClientCapabilities,
     private readonly hooks: UpstreamHooks,
-    private readonly reconnect: { firstMs: number; maxMs: number; factor: number } = RECONNECT,
+    private readonly reconnect: Backoff = RECONNECT,
   ) {}
 
   /** Connects for the first time; on failure the link is down and keeps retrying. */
