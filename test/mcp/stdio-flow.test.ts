@@ -5,7 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/adapters/cli/main.js';
 import { holdAndReadGuardFlow, planRequiredFlow } from './flow.js';
-import { call, makeWorld, stdioHarness, type Harness } from './support.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { call, CLI_CHILD, FS_SERVER, makeWorld, stdioHarness, type Harness } from './support.js';
 
 describe('plangate mcp over stdio', () => {
   let h: Harness | undefined;
@@ -44,4 +46,33 @@ describe('plangate mcp over stdio', () => {
     expect(await main(['mcp', '--agent', '0xW', '--upstream', 'ftp://x', '--', 'node'], io)).toBe(1);
     expect(lines.join('\n')).toContain('not an http(s) URL');
   });
+
+  it('serves /health and /metrics with --status-listen', async () => {
+    const w = makeWorld();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', CLI_CHILD, '--rules', w.rules, '--store', w.store, '--audit', w.audit,
+        'mcp', '--agent', '0xWORKER', '--status-listen', '127.0.0.1:0', '--name', 'fs', '--', process.execPath, FS_SERVER, w.files],
+      stderr: 'pipe',
+    });
+    let err = '';
+    const url = new Promise<string>((resolve) => {
+      (transport.stderr as unknown as NodeJS.ReadableStream).on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /\/health and \/metrics at (http:\S+)/.exec(err);
+        if (m) resolve(m[1] as string);
+      });
+    });
+    const c = new Client({ name: 'status-test', version: '1' });
+    await c.connect(transport);
+    try {
+      expect((await call(c, 'write_file', { path: `${w.files}/s.txt`, content: 'x' })).isError).toBe(true);
+      const base = await url;
+      const health = await (await fetch(`${base}/health`)).json();
+      expect(health).toMatchObject({ status: 'ok', sessions: 1, upstreams: [{ name: 'fs', transport: 'stdio', state: 'up', up: 1 }] });
+      expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/plangate_mcp_tool_calls_total\{tool="write_file",outcome="refused"\} 1/);
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
 });

@@ -127,10 +127,60 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
     await transport.handleRequest(req, res, body);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = handler(gateway, log, handleMcp);
+
+  const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
+  // A client that went away without ending its session does not keep its upstream processes alive.
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, o] of open) {
+      if (o.active > 0 || now - o.lastSeen < idleMs) continue;
+      open.delete(id);
+      void o.transport.close().catch(() => {});
+    }
+  }, Math.max(50, Math.min(idleMs / 4, 60_000)));
+  sweep.unref();
+
+  const { server, base } = await serve(handle, options.host, options.port);
+  return {
+    url: `${base}/mcp`,
+    async close() {
+      clearInterval(sweep);
+      await Promise.all([...open.values()].map((o) => o.transport.close().catch(() => {})));
+      open.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * Serves only `/health` and `/metrics` (for a gateway whose client is on
+ * stdio); no token, as in `plangate serve`.
+ *
+ * @example
+ * const status = await listenStatus(gateway, { port: 9464 }); // status.url: http://127.0.0.1:9464
+ */
+export async function listenStatus(gateway: McpGateway, options: { host?: string; port?: number; log?: (text: string) => void } = {}): Promise<McpListener> {
+  const log = options.log ?? ((t: string) => void process.stderr.write(`${t}\n`));
+  const { server, base } = await serve(handler(gateway, log), options.host, options.port);
+  return {
+    url: base,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+type Handle = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** /health, /metrics and, when given, /mcp; errors as `plangate serve` answers them. */
+function handler(gateway: McpGateway, log: (text: string) => void, mcp?: Handle): Handle {
+  return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
-      if (url.pathname === '/mcp') return await handleMcp(req, res);
+      if (mcp && url.pathname === '/mcp') return await mcp(req, res);
       if (url.pathname === '/health' && req.method === 'GET') {
         const h = gateway.health();
         const status = h.status === 'degraded' && url.searchParams.has('strict') ? 503 : 200;
@@ -149,35 +199,15 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
       if (!res.headersSent) res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers }).end(JSON.stringify(a.body));
       else res.end();
     }
-  }
+  };
+}
 
-  const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
-  // A client that went away without ending its session does not keep its upstream processes alive.
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, o] of open) {
-      if (o.active > 0 || now - o.lastSeen < idleMs) continue;
-      open.delete(id);
-      void o.transport.close().catch(() => {});
-    }
-  }, Math.max(50, Math.min(idleMs / 4, 60_000)));
-  sweep.unref();
-
+async function serve(handle: Handle, host = '127.0.0.1', port = 0) {
   const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(port, host, () => resolve());
   });
-  const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
-  return {
-    url: `http://${host}:${port}/mcp`,
-    async close() {
-      clearInterval(sweep);
-      await Promise.all([...open.values()].map((o) => o.transport.close().catch(() => {})));
-      open.clear();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const a = server.address() as AddressInfo;
+  return { server, base: `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` };
 }

@@ -12,7 +12,7 @@ import { isValidId } from '../../../core/threads.js';
 import { loadTokens, TOKENS_FILE_ENV } from '../../http/auth.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
-import { listenMcp } from '../../mcp/http.js';
+import { listenMcp, listenStatus } from '../../mcp/http.js';
 import { EXIT } from '../exit.js';
 import type { CommandContext } from '../main.js';
 import { collect, openFromOptions } from '../shared.js';
@@ -26,11 +26,12 @@ interface McpOptions {
   listen?: string;
   tokens?: string;
   readRoot: string[];
+  statusListen?: string;
 }
 
-function hostPort(value: string): { host: string; port: number } {
+function hostPort(value: string, option = '--listen'): { host: string; port: number } {
   const m = /^(.*):(\d{1,5})$/.exec(value);
-  if (!m || Number(m[2]) > 65535) throw new PlangateError(ErrorCode.InvalidInput, `--listen takes HOST:PORT (got "${value}")`);
+  if (!m || Number(m[2]) > 65535) throw new PlangateError(ErrorCode.InvalidInput, `${option} takes HOST:PORT (got "${value}")`);
   return { host: (m[1] as string).replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(m[2]) };
 }
 
@@ -58,6 +59,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--upstreams <file>', 'a JSON file naming several upstreams: { "upstreams": { NAME: { "command", "args" } | { "url" } } }'))
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
     .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
+    .addOption(new Option('--status-listen <host:port>', 'with a stdio client: serve /health and /metrics here'))
     .addOption(new Option('--tokens <file>', 'bearer tokens file for --listen (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
     .action(wrap(async (command: string[], opts: McpOptions, cmd: Command) => {
       if (!opts.listen && (opts.agent === undefined || !isValidId(opts.agent))) {
@@ -84,6 +86,8 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
           io.err(`plangate mcp: ${signal}: stopping`);
           await listener.close();
         } else {
+          const status = opts.statusListen ? await listenStatus(gateway, { ...hostPort(opts.statusListen, '--status-listen'), log: (t) => io.err(t) }) : undefined;
+          if (status) io.err(`plangate mcp: /health and /metrics at ${status.url}`);
           const session = gateway.open({ seat: opts.agent as string, ...(opts.run !== undefined ? { runId: opts.run } : {}) });
           const transport = new StdioServerTransport();
           const ended = new Promise<string>((resolve) => {
@@ -98,6 +102,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
           await session.connect(transport);
           io.err(`plangate mcp: ${opts.agent} over stdio, in front of ${upstreams.map((u) => u.name).join(', ')}`);
           io.err(`plangate mcp: stopping: ${await ended}`);
+          await status?.close();
         }
       } finally {
         await gateway.close();
