@@ -41,3 +41,7 @@ export type { RuntimeStatus, StatusSource } from './main/status.js';
 export { loadBlueprint, parseBlueprint, type Blueprint } from './rules/blueprint.js';
 export { applyBlueprint, type ApplyBlueprintOptions, type ApplyBlueprintResult } from './main/blueprint.js';
 export { readRootsFrom, READ_BASE_ENV } from './main/roots.js';
+export * from './core/failclosed.js';
+export { checkJson, MAX_JSON_DEPTH } from './core/json.js';
+export { argsForPolicy, POLICY_ARG_MAX_BYTES, POLICY_ARG_MAX_KEYS, type PolicyArgs } from './gate/args.js';
+export { KnownHolds, type KnownHold } from './gate/known-holds.js';

@@ -16,12 +16,21 @@
  *
  * A failed fdatasync leaves the sink failed: the kernel may have dropped
  * the dirty pages, and a later fdatasync could report success without them,
- * so every later record rejects until the sink is reopened.
+ * so every later record rejects until the sink is reopened. It reopens by
+ * itself: after a failure (a failed sync or write) it tries to open the file
+ * afresh, after 100 ms and then backing off up to {@link MAX_REOPEN_DELAY_MS},
+ * until it can; `state()` says whether it is failed, since when and why.
+ * `reopen()` opens the file afresh on demand, e.g. on SIGHUP after a log
+ * rotation moved it away: later lines go to the new file.
  */
 import { closeSync, fdatasync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { AuditEvent, AuditSink } from './port.js';
+import type { AuditEvent, AuditSink, AuditSinkState } from './port.js';
 import { toAuditRecord } from './record.js';
+
+/** The longest wait between two attempts to reopen a failed sink. */
+export const MAX_REOPEN_DELAY_MS = 30_000;
+const FIRST_REOPEN_DELAY_MS = 100;
 
 export interface JsonlAuditSinkOptions {
   /** Wait for fdatasync before `record()` resolves. Default true. */
@@ -32,6 +41,9 @@ export interface JsonlAuditSink extends AuditSink {
   /** The absolute path of the log file. */
   readonly path: string;
   record(event: AuditEvent): Promise<void>;
+  /** Opens the file afresh (after a log rotation, or to recover now); the lines already written stay synced. */
+  reopen(): Promise<void>;
+  state(): AuditSinkState;
   /** Waits for pending fdatasyncs, then closes the file. Idempotent. */
   close(): Promise<void>;
 }
@@ -74,25 +86,60 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
   const fsync = options.fsync ?? true;
 
   const dir = dirname(file);
-  mkdirSync(dir, { recursive: true });
-  // 'a+': O_APPEND for writing, readable so that a torn last line can be detected.
-  const fd = openSync(file, 'a+');
-  let failed: Error | null = null;
-  let closed = false;
-  /** Set when a line could not be written whole: the next line starts on a fresh line. */
-  let torn: boolean;
-  try {
-    torn = endsTorn(fd);
-    if (fstatSync(fd).size === 0) syncDir(dir);
-  } catch (err) {
-    closeSync(fd);
-    throw err;
+
+  /** Opens the file for appending, creating it and its folder; says whether its last line is torn. */
+  function open(): { fd: number; torn: boolean } {
+    mkdirSync(dir, { recursive: true });
+    // 'a+': O_APPEND for writing, readable so that a torn last line can be detected.
+    const opened = openSync(file, 'a+');
+    try {
+      const isTorn = endsTorn(opened);
+      if (fstatSync(opened).size === 0) syncDir(dir);
+      return { fd: opened, torn: isTorn };
+    } catch (err) {
+      closeSync(opened);
+      throw err;
+    }
   }
+
+  const first = open();
+  let fd = first.fd;
+  /** Set when a line could not be written whole: the next line starts on a fresh line. */
+  let torn = first.torn;
+  let failed: Error | null = null;
+  let failedAt: Date | null = null;
+  let failures = 0;
+  let reopens = 0;
+  let retryDelay = FIRST_REOPEN_DELAY_MS;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let closed = false;
 
   type Waiter = { resolve: () => void; reject: (err: Error) => void };
   let waiting: Waiter[] = [];
   let syncing = false;
   let drained: Array<() => void> = [];
+
+  function fail(err: Error): void {
+    failures += 1;
+    if (!failed) {
+      failed = err;
+      failedAt = new Date();
+    }
+    scheduleRecovery();
+  }
+
+  /** Tries to reopen after a failure, backing off, until it works or the sink is closed. */
+  function scheduleRecovery(): void {
+    if (retryTimer || closed) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      reopenNow().catch(() => {
+        retryDelay = Math.min(retryDelay * 2, MAX_REOPEN_DELAY_MS);
+        scheduleRecovery();
+      });
+    }, retryDelay);
+    retryTimer.unref();
+  }
 
   /** One fdatasync for every line written before it starts. */
   function startSync(): void {
@@ -101,9 +148,9 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
     syncing = true;
     fdatasync(fd, (err) => {
       syncing = false;
-      if (err && !failed) failed = new Error(`audit log ${file}: fdatasync failed: ${err.message}`, { cause: err });
+      if (err) fail(new Error(`audit log ${file}: fdatasync failed: ${err.message}`, { cause: err }));
       for (const w of batch) {
-        if (failed) w.reject(failed);
+        if (err && failed) w.reject(failed);
         else w.resolve();
       }
       if (waiting.length > 0) {
@@ -121,6 +168,30 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
       waiting.push({ resolve, reject });
       if (!syncing) startSync();
     });
+  }
+
+  /** Resolves once no fdatasync is running or waiting. */
+  async function drain(): Promise<void> {
+    if (syncing || waiting.length > 0) await new Promise<void>((r) => drained.push(r));
+  }
+
+  /** Waits for pending syncs, then swaps in a fresh descriptor. Throws when the file cannot be opened. */
+  async function reopenNow(): Promise<void> {
+    await drain();
+    if (closed) return;
+    const next = open(); // throws: the sink stays as it was
+    const old = fd;
+    fd = next.fd;
+    torn = next.torn;
+    reopens += 1;
+    failed = null;
+    failedAt = null;
+    retryDelay = FIRST_REOPEN_DELAY_MS;
+    try {
+      closeSync(old);
+    } catch {
+      // The old descriptor is gone either way.
+    }
   }
 
   return {
@@ -141,15 +212,37 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
         torn = false;
       } catch (err) {
         if (written > 0) torn = true;
-        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+        const error = err instanceof Error ? err : new Error(String(err));
+        fail(new Error(`audit log ${file}: write failed: ${error.message}`, { cause: error }));
+        return Promise.reject(error);
       }
       return fsync ? synced() : Promise.resolve();
+    },
+
+    async reopen(): Promise<void> {
+      if (closed) throw new Error(`audit log ${file} is closed`);
+      try {
+        await reopenNow();
+      } catch (err) {
+        fail(err instanceof Error ? err : new Error(String(err)));
+        throw err;
+      }
+    },
+
+    state(): AuditSinkState {
+      return {
+        ok: failed === null,
+        ...(failed ? { error: failed.message, since: (failedAt ?? new Date()).toISOString() } : {}),
+        failures,
+        reopens,
+      };
     },
 
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      if (syncing || waiting.length > 0) await new Promise<void>((r) => drained.push(r));
+      if (retryTimer) clearTimeout(retryTimer);
+      await drain();
       closeSync(fd);
     },
   };

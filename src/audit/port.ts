@@ -66,6 +66,23 @@ export interface AuditSink {
   record(event: AuditEvent): Promise<void> | void;
   /** Flushes and releases the sink; records after close fail. */
   close?(): Promise<void>;
+  /** Opens the sink's file or connection afresh (log rotation, SIGHUP); optional. */
+  reopen?(): Promise<void>;
+  /** Whether the sink writes, for the status (`/health`, metrics); optional. */
+  state?(): AuditSinkState;
+}
+
+/** Whether an audit sink writes, and what went wrong when it did not. */
+export interface AuditSinkState {
+  ok: boolean;
+  /** The failure, while failed. */
+  error?: string;
+  /** When it failed (ISO-8601), while failed. */
+  since?: string;
+  /** Failures since start. */
+  failures: number;
+  /** Times it was opened afresh (after a failure, or on demand). */
+  reopens: number;
 }
 
 /** Which audit events to read back: every filter is optional; newest first. */

@@ -22,7 +22,8 @@ export interface Call {
   /**
    * The call's arguments as the policy should see them (at most 64 keys and
    * 64 KiB as JSON). The read guard reads the path and range arguments the
-   * rules name; a host may leave out large values such as file contents.
+   * rules name; a host may leave out large values such as file contents, and
+   * names them in `omittedArgs` (gate/args.ts does both).
    */
   args?: Record<string, unknown>;
   /**

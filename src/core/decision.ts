@@ -170,6 +170,12 @@ export interface Decision {
    */
   failOpen?: { reason: string };
   /**
+   * Present when a held agent's call was decided without the policy or the
+   * store (they failed): it is refused unless it is to the reviewer channel
+   * (see core/failclosed.ts), and this says what failed.
+   */
+  failClosed?: { reason: string };
+  /**
    * Shadow mode: true when the rule in force does not enforce (`enforce:
    * false`) and the call would have been refused. The call is allowed;
    * `code`, `reason` and `message` say what would have happened.

@@ -10,6 +10,7 @@
  * (`failOpen.reason`), and the host says so loudly (boot banner, a log line
  * per decision, a degraded status). Controls that guard money or reach —
  * budgets, allowlists — must fail closed instead; they are not plan-required.
+ * Nor is a planning hold: it fails closed (core/failclosed.ts).
  */
 import type { Decision, EffectiveSettings, ToolClass } from './types.js';
 
@@ -22,6 +23,18 @@ export const PLAN_REQUIRED_ON_POLICY_FAILURE = 'fail_open' as const;
  * with `failOpen.reason` saying so and a log line.
  */
 export const PLAN_REQUIRED_ON_STORE_FAILURE = 'fail_open' as const;
+
+/**
+ * What the read guard does when there is no policy to ask, or the store
+ * fails: it is not applied. Its ceiling and read tools are rules; with none
+ * there is no ceiling to hold a file to. It guards an agent's context
+ * budget, not secrets (it is not an access control), so a large read let
+ * through while plangate is broken costs tokens, never reach.
+ */
+export const READ_GUARD_ON_POLICY_FAILURE = 'fail_open' as const;
+
+/** The same when the store fails while deciding (the guard does not read the store). */
+export const READ_GUARD_ON_STORE_FAILURE = 'fail_open' as const;
 
 /**
  * The class a fail-open decision reports. Classification lives in the rules

@@ -6,6 +6,7 @@
  * either the old snapshot or the new one, never a mix; an engine that was
  * swapped out stays valid for whoever still holds it.
  */
+import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_POLICY_FAILURE } from '../core/failclosed.js';
 import { failOpenDecision, failOpenSettings } from '../core/failopen.js';
 import type { Decision, EffectiveSettings, Lineage, PolicyInput, RulesData } from '../core/types.js';
 import type { Engine, Evaluator } from './policy.js';
@@ -34,8 +35,9 @@ export type PolicySnapshot =
   | { readonly kind: 'failing_open'; readonly evaluator: Evaluator; readonly failOpen: { readonly reason: string; readonly since: Date } };
 
 /**
- * An evaluator that answers every call with the fail-open decision: there is
- * no policy to ask (see core/failopen.ts).
+ * An evaluator for when there is no policy to ask: a held agent's call gets
+ * the host's fail-closed hold rule (core/failclosed.ts), every other call
+ * the fail-open decision (core/failopen.ts).
  *
  * @example
  * failOpenEvaluator('the rules directory rules is missing').decide(input).failOpen?.reason
@@ -43,7 +45,11 @@ export type PolicySnapshot =
 export function failOpenEvaluator(reason: string): Evaluator {
   return {
     decide(input: PolicyInput): Decision {
-      return failOpenDecision({ agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known }, reason);
+      const call = { agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known };
+      if (input.hold && HOLD_ON_POLICY_FAILURE === 'fail_closed') {
+        return heldWhileFailing(call, input.hold, FAIL_CLOSED_REVIEWER_CHANNEL, `the policy is unavailable: ${reason}`);
+      }
+      return failOpenDecision(call, reason);
     },
     effective(_seat: Lineage): EffectiveSettings {
       return failOpenSettings();

@@ -18,7 +18,7 @@ import type { FileFact } from '../core/types.js';
  */
 export interface GatheredFile {
   fact: FileFact;
-  /** The resolved absolute path; absent for a path outside the roots. */
+  /** The resolved absolute path, as far as the host followed it (for a path outside the roots: where it leads out). */
   resolved?: string;
 }
 
@@ -47,24 +47,24 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
  *
  * @example
  * await fileFact(['/srv/repo'], 'logs/../big.log') // { fact: { path: 'logs/../big.log', kind: 'file', size: 5242880 }, resolved: '/srv/repo/big.log' }
- * await fileFact(['/srv/repo'], '/etc/passwd')     // { fact: { path: '/etc/passwd', kind: 'outside' } }
+ * await fileFact(['/srv/repo'], '/etc/passwd')     // { fact: { path: '/etc/passwd', kind: 'outside' }, resolved: '/etc/passwd' }
  */
 export async function fileFact(roots: readonly string[], path: string): Promise<GatheredFile> {
-  const outside: GatheredFile = { fact: { path, kind: 'outside' } };
-  if (roots.length === 0) return outside;
+  const outside = (resolved?: string): GatheredFile => ({ fact: { path, kind: 'outside' }, ...(resolved !== undefined ? { resolved } : {}) });
+  if (roots.length === 0) return outside();
   const given = roots.map((r) => resolve(r));
   const real = await realRoots(roots);
   const absolute = resolve(given[0] as string, path);
   const within = (p: string, list: readonly string[]): boolean => list.some((root) => isInside(root, p));
   // Lexically outside: nothing on the file system is looked at.
-  if (!within(absolute, given) && !within(absolute, real)) return outside;
+  if (!within(absolute, given) && !within(absolute, real)) return outside(absolute);
   let resolved: string;
   try {
     resolved = await realpath(absolute);
   } catch {
     return missingOrOutside(absolute, path, real);
   }
-  if (!within(resolved, real)) return outside;
+  if (!within(resolved, real)) return outside(resolved);
   try {
     const s = await stat(resolved);
     return s.isFile() ? { fact: { path, kind: 'file', size: s.size }, resolved } : { fact: { path, kind: 'other' }, resolved };
@@ -84,10 +84,10 @@ async function missingOrOutside(absolute: string, path: string, real: readonly s
   for (;;) {
     try {
       const ancestor = await realpath(parent);
-      if (!real.some((root) => isInside(root, ancestor))) return { fact: { path, kind: 'outside' } };
+      if (!real.some((root) => isInside(root, ancestor))) return { fact: { path, kind: 'outside' }, resolved: absolute };
       break;
     } catch {
-      if (parent === dirname(parent)) return { fact: { path, kind: 'outside' } };
+      if (parent === dirname(parent)) return { fact: { path, kind: 'outside' }, resolved: absolute };
       child = parent;
       parent = dirname(parent);
     }
@@ -95,8 +95,8 @@ async function missingOrOutside(absolute: string, path: string, real: readonly s
   try {
     await lstat(child);
     // It exists but does not resolve: a dangling link (or a loop), leading who knows where.
-    return { fact: { path, kind: 'outside' } };
+    return { fact: { path, kind: 'outside' }, resolved: absolute };
   } catch {
-    return { fact: { path, kind: 'missing' } };
+    return { fact: { path, kind: 'missing' }, resolved: absolute };
   }
 }

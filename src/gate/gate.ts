@@ -4,14 +4,16 @@
  * composition root (src/main) picks the concrete store, engine and sink.
  */
 import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.js';
+import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_STORE_FAILURE } from '../core/failclosed.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
-import type { Call, Decision, EffectiveSettings, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
-import type { AuditEvent, AuditSink, PlanRequiredBlocked } from '../audit/port.js';
+import type { Call, Decision, EffectiveSettings, HoldKind, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
+import type { AuditEvent, AuditSink, PlanningHoldBlocked, PlanRequiredBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import type { HoldStore, MessageStore, OrgStore } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
+import { KnownHolds } from './known-holds.js';
 import { decideWithFacts, planningRefusalEvent, refusalError, type Resolutions } from './refusals.js';
 
 /** The store methods the gate uses. */
@@ -40,7 +42,8 @@ export interface GateOptions {
   onDecision?: (decision: Decision) => void;
   /**
    * Called when the store fails while gathering the facts; the call then
-   * fails open (see core/failopen.ts). Defaults to a line on stderr.
+   * fails open (see core/failopen.ts), or, for an agent known to be held,
+   * closed (core/failclosed.ts). Defaults to a line on stderr.
    */
   onStoreError?: (error: unknown, call: Call) => void;
 }
@@ -73,6 +76,8 @@ export interface Gate {
   explain(call: Call): Promise<{ decision: Decision; input: PolicyInput }>;
   /** Planning holds: place, the reviewer channel (submitPlan), push back, release, unblock, list. */
   holds: Holds;
+  /** The last known active holds, kept for when the store fails (core/failclosed.ts). */
+  knownHolds: KnownHolds;
 }
 
 /** Messages of context per thread fetched for explanations. */
@@ -95,8 +100,10 @@ export function createGate(options: GateOptions): Gate {
   const fixedRoots = Array.isArray(options.readRoots) ? [...options.readRoots] : [options.readBase ?? process.cwd()];
   const readRoots = typeof options.readRoots === 'function' ? options.readRoots : () => fixedRoots;
   const onStoreError = options.onStoreError ?? ((error: unknown, call: Call) => {
-    process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} FAILS OPEN: ${toError(error).message}\n`);
+    const held = known.get(call.agent) ? 'is held, so it FAILS CLOSED' : 'FAILS OPEN';
+    process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} ${held}: ${toError(error).message}\n`);
   });
+  const known = new KnownHolds();
 
   async function inputFor(call: Call, opts: DecideOptions = {}): Promise<PolicyInput> {
     const checked = checkCall(call, clock());
@@ -123,14 +130,27 @@ export function createGate(options: GateOptions): Gate {
     } catch (error) {
       // A malformed call is an error; a failing store fails open (plan-required guards legibility).
       if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw error;
+      const reason = `the store failed while gathering the facts: ${toError(error).message}`;
+      const hold = known.get(call.agent);
+      if (hold && HOLD_ON_STORE_FAILURE === 'fail_closed') {
+        // A held agent stays held: the last known hold decides, by the host's one rule.
+        onStoreError(error, call);
+        const closed = heldWhileFailing(call, hold, hold.channel ?? FAIL_CLOSED_REVIEWER_CHANNEL, reason);
+        if (!closed.allowed) await audit(heldBlockedEvent(call, closed, hold, clock()));
+        options.onDecision?.(closed);
+        return closed;
+      }
       if (PLAN_REQUIRED_ON_STORE_FAILURE !== 'fail_open') throw error;
       onStoreError(error, call);
-      const failed = failOpenDecision(call, `the store failed while gathering the facts: ${toError(error).message}`);
+      const failed = failOpenDecision(call, reason);
       options.onDecision?.(failed);
       return failed;
     }
     const resolutions: Resolutions = new Map();
     const decision = await decideWithFacts(current(), input, readRoots(), resolutions);
+    // What the store said about the agent's hold, with its reviewer channel when the policy named it.
+    const channel = decision.failClosed ? undefined : decision.checks?.planningHold.channel;
+    known.set(input.agent.id, input.hold ? { ...input.hold, ...(channel !== undefined ? { channel } : {}) } : undefined);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
     if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions);
     options.onDecision?.(decision);
@@ -150,11 +170,28 @@ export function createGate(options: GateOptions): Gate {
       return effect();
     },
     say: (message) => options.store.postMessage(message),
-    holds: createHolds({ store: options.store, evaluator: current, clock, audit }),
+    holds: createHolds({ store: options.store, evaluator: current, clock, audit, onHold: (agent, hold) => known.set(agent, hold) }),
+    knownHolds: known,
     async settingsFor(agent) {
       const seat = await options.store.lineage(checkCall({ agent, tool: 'x' }, 0).agent);
       return current().effective(seat);
     },
+  };
+}
+
+/** The audit record of a held agent's call refused while the store failed. */
+function heldBlockedEvent(call: Call, decision: Decision, hold: { id: string; kind: HoldKind }, now: number): PlanningHoldBlocked {
+  return {
+    type: 'PlanningHoldBlocked',
+    time: new Date(now).toISOString(),
+    agent: call.agent,
+    crew: null,
+    tool: call.tool,
+    toolClass: decision.class,
+    code: refusalCode(decision),
+    runId: call.runId ?? null,
+    holdId: hold.id,
+    holdKind: hold.kind,
   };
 }
 

@@ -58,6 +58,8 @@ export interface HoldsOptions {
   clock: () => number;
   /** Records an audit event; must never throw (a failing sink is the caller's to log). */
   audit: (event: AuditEvent) => Promise<void>;
+  /** Told the agent's active hold (or none) after every operation that learns it; keeps the gate's known holds current. */
+  onHold?: (agent: string, hold: Hold | undefined) => void;
 }
 
 /** Maps the policy's refusal codes for `hold_allowed` to error codes. */
@@ -81,6 +83,7 @@ function checkAgent(agent: unknown): string {
  */
 export function createHolds(options: HoldsOptions): Holds {
   const { store, clock, audit } = options;
+  const learn = options.onHold ?? (() => undefined);
   const iso = (ms: number): string => new Date(ms).toISOString();
 
   return {
@@ -101,6 +104,7 @@ export function createHolds(options: HoldsOptions): Holds {
         );
       }
       const hold = await store.placeHold({ agent, kind, placedBy: by, placedAt: clock(), ...(task !== undefined ? { task } : {}) });
+      learn(agent, hold);
       await audit({ type: 'HoldPlaced', time: iso(hold.placedAt), agent, holdId: hold.id, kind, task: hold.task, by });
       return hold;
     },
@@ -112,6 +116,7 @@ export function createHolds(options: HoldsOptions): Holds {
         thread: agentThread(agent), author: agent, authorKind: 'agent', kind: 'plan', body, at,
         ...(runId !== undefined ? { runId } : {}),
       });
+      learn(agent, linked.hold);
       await audit({ type: 'HoldPlanSubmitted', time: iso(at), agent, holdId: linked.hold.id, messageId: linked.message.id, plans: linked.hold.plans });
       return linked;
     },
@@ -122,6 +127,7 @@ export function createHolds(options: HoldsOptions): Holds {
       const linked = await store.postHoldMessage(agent, 'pushback', {
         thread: agentThread(agent), author: by, authorKind: byKind, kind: 'pushback', body, at,
       });
+      learn(agent, linked.hold);
       await audit({
         type: 'HoldPushedBack', time: iso(at), agent, holdId: linked.hold.id, messageId: linked.message.id, by, pushBacks: linked.hold.pushBacks,
       });
@@ -131,6 +137,7 @@ export function createHolds(options: HoldsOptions): Holds {
     async release(agent, { by }) {
       checkAgent(agent);
       const hold = await store.endHold(agent, { state: 'released', by, at: clock() });
+      learn(agent, undefined);
       await audit({
         type: 'HoldReleased', time: iso(hold.releasedAt ?? clock()), agent, holdId: hold.id, by, plans: hold.plans, pushBacks: hold.pushBacks,
       });
@@ -140,12 +147,21 @@ export function createHolds(options: HoldsOptions): Holds {
     async unblock(agent, { by }) {
       checkAgent(agent);
       const hold = await store.endHold(agent, { state: 'cleared', by, at: clock() });
+      learn(agent, undefined);
       await audit({ type: 'HoldUnblocked', time: iso(hold.clearedAt ?? clock()), agent, holdId: hold.id, by });
       return hold;
     },
 
-    get: (agent) => store.activeHold(checkAgent(agent)),
-    list: (query) => store.listHolds(query),
+    async get(agent) {
+      const hold = await store.activeHold(checkAgent(agent));
+      learn(agent, hold);
+      return hold;
+    },
+    async list(query) {
+      const holds = await store.listHolds(query);
+      for (const hold of holds) if (hold.state === 'active') learn(hold.agent, hold);
+      return holds;
+    },
     messages: (holdId, limit) => store.holdMessages(holdId, limit),
 
     async settingsFor(agent) {

@@ -16,11 +16,11 @@ type Counts = NonNullable<RuntimeStatus['decisions']>;
  * counters.snapshot().total // 1
  */
 export class DecisionCounters {
-  private readonly counts: Counts = { total: 0, refused: 0, shadowRefused: 0, failOpen: 0 };
+  private readonly counts: Counts = { total: 0, refused: 0, shadowRefused: 0, failOpen: 0, failClosed: 0 };
 
   constructor(private readonly log: (text: string) => void) {}
 
-  /** Counts one decision; logs it when it failed open (every fail-open decision is logged). */
+  /** Counts one decision; logs it when it failed open or closed (every such decision is logged). */
   record(decision: Decision): void {
     this.counts.total += 1;
     if (!decision.allowed) this.counts.refused += 1;
@@ -28,6 +28,11 @@ export class DecisionCounters {
     if (decision.failOpen) {
       this.counts.failOpen += 1;
       this.log(`plangate: FAIL-OPEN ${decision.agent} → ${decision.tool} allowed without plan-required: ${decision.failOpen.reason}`);
+    }
+    if (decision.failClosed) {
+      this.counts.failClosed = (this.counts.failClosed ?? 0) + 1;
+      const what = decision.allowed ? 'allowed (the reviewer channel)' : 'refused';
+      this.log(`plangate: FAIL-CLOSED ${decision.agent} is held, ${decision.tool} ${what}: ${decision.failClosed.reason}`);
     }
   }
 

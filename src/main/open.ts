@@ -13,12 +13,13 @@ import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
 import { openSqliteStore } from '../facts/sqlite/store.js';
+import { MAX_HOLD_LIMIT } from '../facts/holds.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, type Paths } from './config.js';
 import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
-import type { RuntimeStatus, StatusSource } from './status.js';
+import { withAudit, type RuntimeStatus, type StatusSource } from './status.js';
 import { watchPolicyInputs, type PolicyWatcher } from './watch.js';
 
 export interface Plangate extends StatusSource {
@@ -110,6 +111,10 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
     onStoreError: () => {},
   });
+  // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
+  await gate.holds.list({ limit: MAX_HOLD_LIMIT }).catch((error: unknown) => {
+    log(`plangate: the store failed while reading the active holds at start: ${error instanceof Error ? error.message : String(error)}`);
+  });
   let watcher: PolicyWatcher | undefined;
   if (options.watch) {
     const tuning = typeof options.watch === 'object' ? options.watch : {};
@@ -140,7 +145,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     audit,
     paths,
     runtime,
-    status: () => runtime.status(),
+    status: () => withAudit(runtime.status(), audit.state?.()),
     reload: () => runtime.load(),
     async close() {
       runtime.watching = false;

@@ -3,10 +3,11 @@
  * rules and policy are in force, and the last reload error. /health,
  * /metrics and the boot banner read this.
  */
+import type { AuditSinkState } from '../audit/port.js';
 import type { Problem } from '../core/errors.js';
 
 export interface RuntimeStatus {
-  /** `degraded` while failing open or after a failed reload. */
+  /** `degraded` while failing open, after a failed reload, or while the audit sink is failed. */
   state: 'ok' | 'degraded';
   /** False while failing open (plan-required is NOT enforced). */
   enforcing: boolean;
@@ -27,11 +28,26 @@ export interface RuntimeStatus {
     shadowRefused: number;
     /** Calls let through because there was no policy or no facts to decide them. */
     failOpen: number;
+    /** A held agent's calls decided by the host's fail-closed hold rule (no policy or no store). */
+    failClosed?: number;
   };
   /** Settings pinned by the environment: each `PLANGATE_WORKSPACE_*` variable set, with its value. */
   env?: { pinned: Record<string, string> };
   /** Whether the rules directory and the policy are watched for changes (hot reload). */
   watching?: boolean;
+  /** Whether the audit sink writes (a failed sink reopens by itself); absent when the sink does not say. */
+  audit?: AuditSinkState;
+}
+
+/**
+ * The status with the audit sink's state: degraded while the sink is failed.
+ *
+ * @example
+ * withAudit(runtime.status(), sink.state?.()).state // 'degraded' while the audit log cannot be written
+ */
+export function withAudit(status: RuntimeStatus, audit: AuditSinkState | undefined): RuntimeStatus {
+  if (!audit) return status;
+  return { ...status, audit, ...(audit.ok ? {} : { state: 'degraded' as const }) };
 }
 
 /** Anything that can report a RuntimeStatus. */

@@ -35,6 +35,13 @@ export const DEFAULT_RESCAN_MS = 30_000;
  */
 export const DEFAULT_MISSING_PROBE_MS = 250;
 
+/**
+ * The reload outcomes after which the watcher looks once more: new content
+ * was put in force (confirm nothing landed in the same clock tick), or it
+ * was still being written. Not `failed`: one failed reload per change.
+ */
+const LOOK_AGAIN = new Set<unknown>(['loaded', 'unsettled']);
+
 export interface WatchOptions {
   /** The rules directory (absolute or relative to the working directory). */
   rulesDir: string;
@@ -42,9 +49,11 @@ export interface WatchOptions {
   policy?: string;
   /**
    * Reloads everything; called after a quiet period, never twice at once.
-   * Unless it resolves to `{ outcome: 'unchanged' }`, the watcher looks
-   * again one quiet period later: chokidar drops a change whose mtime equals
-   * the previous one (writes within one clock tick), and this catches it.
+   * When it resolves to `{ outcome: 'loaded' }` or `'unsettled'`, the
+   * watcher looks again one quiet period later: chokidar drops a change
+   * whose mtime equals the previous one (writes within one clock tick), and
+   * this catches it. After `'failed'` it waits for the next change (or the
+   * slow rescan): files that stay bad are not read again and again.
    */
   reload: () => Promise<unknown>;
   debounceMs?: number;
@@ -163,7 +172,7 @@ export function watchPolicyInputs(options: WatchOptions): PolicyWatcher {
         }
         if (!closed) {
           const result = await options.reload();
-          if ((result as { outcome?: unknown } | undefined)?.outcome !== 'unchanged') again = true;
+          if (LOOK_AGAIN.has((result as { outcome?: unknown } | undefined)?.outcome)) again = true;
         }
       } catch (error) {
         onError(error);

@@ -14,6 +14,7 @@ import { checkRules } from './load.js';
 import { parseRuleYaml, type PathSegment } from './parse.js';
 import { readRuleDir } from './read.js';
 import { renderEdit, type Change } from './splice.js';
+import { withEditLock } from './lock.js';
 import { writeFileAtomic } from './write.js';
 
 /** Which rule an edit touches. */
@@ -74,6 +75,11 @@ async function edit(dir: string, scope: RuleScope, op: 'set' | 'clear', apply: (
   if (scope.kind !== 'workspace' && !isValidId(scope.id)) {
     refuse([{ message: `${JSON.stringify(scope.id)} is not a valid ${scope.kind} id` }]);
   }
+  // Read, validate and write under one lock: two edits never validate against the same base.
+  return withEditLock(dir, () => editLocked(dir, scope, op, apply));
+}
+
+async function editLocked(dir: string, scope: RuleScope, op: 'set' | 'clear', apply: (doc: Document) => Change | undefined): Promise<EditResult> {
   const files = await readAll(dir);
   const target = pickTarget(files, scopePath(scope), op);
   if (!target) return { file: null, changed: false };

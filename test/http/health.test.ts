@@ -17,7 +17,8 @@ describe('failing open', () => {
   });
 
   it('/health says degraded with the reason (503 with ?strict); /metrics says fail_open 1', async () => {
-    const h = await call(s.url, 'GET', '/health');
+    expect((await call(s.url, 'GET', '/health')).json).toEqual({ status: 'degraded' }); // anonymous: nothing more
+    const h = await call(s.url, 'GET', '/health', { token: TOKENS.operator });
     expect(h.status).toBe(200);
     expect(h.json).toMatchObject({ status: 'degraded', enforcing: false, failOpen: { reason: expect.stringContaining('broken.yaml') } });
     expect(h.json.reasons).toEqual([expect.stringMatching(/^failing open since .*broken\.yaml.*plan-required is NOT enforced/s)]);
@@ -59,7 +60,7 @@ describe('a failed reload', () => {
   it('keeps the last good rules in force; /health is degraded with the error until a good reload', async () => {
     writeFileSync(join(s.rules, 'bad.yaml'), 'planRequired:\n  crews:\n    ops: { mode: side_effects, windowMin: -5 }\n');
     await s.pg.reload();
-    const h = await call(s.url, 'GET', '/health');
+    const h = await call(s.url, 'GET', '/health', { token: TOKENS.policy });
     expect(h.json).toMatchObject({ status: 'degraded', enforcing: true, reloadErrors: 1, lastReloadError: { message: expect.stringContaining('bad.yaml') } });
     expect(h.json.reasons).toEqual([expect.stringMatching(/^last reload failed at .*bad\.yaml.*the last good rules stay in force/s)]);
     const m = await call(s.url, 'GET', '/metrics');
@@ -71,7 +72,7 @@ describe('a failed reload', () => {
 
     rmSync(join(s.rules, 'bad.yaml'));
     await s.pg.reload();
-    const ok = await call(s.url, 'GET', '/health');
+    const ok = await call(s.url, 'GET', '/health', { token: TOKENS.operator });
     expect(ok.json).toMatchObject({ status: 'ok', reasons: [] });
   });
 });

@@ -293,8 +293,11 @@ describe('routing', () => {
 });
 
 describe('GET /health and GET /metrics', () => {
-  it('/health is open and says ok with the rules and policy in force', async () => {
-    const r = await call(s.url, 'GET', '/health');
+  it('/health is open and says only ok; with an operator or policy token, the rules and policy in force', async () => {
+    expect((await call(s.url, 'GET', '/health')).json).toEqual({ status: 'ok' });
+    expect((await call(s.url, 'GET', '/health', { token: TOKENS.worker })).json).toEqual({ status: 'ok' });
+    expect((await call(s.url, 'GET', '/health', { token: 'not-a-token-0123456789' })).json).toEqual({ status: 'ok' });
+    const r = await call(s.url, 'GET', '/health', { token: TOKENS.operator });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ status: 'ok', reasons: [], enforcing: true });
     expect(r.json.rules.files).toEqual(expect.arrayContaining(['plan-required.yaml', 'seats.yaml', 'tools.yaml']));

@@ -144,9 +144,9 @@ describe('read guard', () => {
     expect(await fileFact([dir], 'small.txt')).toEqual({ fact: { path: 'small.txt', kind: 'file', size: 4 }, resolved: realpathSync(join(dir, 'small.txt')) });
     expect(await fileFact([join(dir, 'logs'), dir], '../small.txt')).toMatchObject({ fact: { kind: 'file', size: 4 } });
     expect(await fileFact([dir], 'logs/current.log')).toMatchObject({ fact: { kind: 'file' }, resolved: realpathSync(big) });
-    expect(await fileFact([join(dir, 'logs')], '../small.txt')).toEqual({ fact: { path: '../small.txt', kind: 'outside' } });
+    expect(await fileFact([join(dir, 'logs')], '../small.txt')).toEqual({ fact: { path: '../small.txt', kind: 'outside' }, resolved: join(dir, 'small.txt') });
     // current.log links to big.log, outside logs/: the link is followed and found to lead out.
-    expect(await fileFact([join(dir, 'logs')], 'current.log')).toEqual({ fact: { path: 'current.log', kind: 'outside' } });
+    expect(await fileFact([join(dir, 'logs')], 'current.log')).toEqual({ fact: { path: 'current.log', kind: 'outside' }, resolved: realpathSync(big) });
     expect(await fileFact([], 'small.txt')).toEqual({ fact: { path: 'small.txt', kind: 'outside' } });
   });
 

@@ -227,7 +227,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 }
 
 function authorize(route: Route, tokens: TokenSet, authorization: string | undefined): Principal | undefined {
-  if (route.roles === 'open') return undefined;
+  if (route.roles === 'open') {
+    // An open route serves anyone; a valid token may show more (e.g. /health's details). A bad one counts as none.
+    if (authorization === undefined) return undefined;
+    try {
+      return tokens.authenticate(authorization);
+    } catch {
+      return undefined;
+    }
+  }
   const principal = tokens.authenticate(authorization);
   if (!route.roles.includes(principal.role)) {
     throw new HttpError(HttpCode.Forbidden, `an ${principal.role} token may not use ${route.method} ${route.path} (needs ${route.roles.join(' or ')})`);

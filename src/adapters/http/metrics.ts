@@ -103,8 +103,26 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
   new Gauge({
+    name: 'plangate_audit_failed',
+    help: '1 while the audit sink cannot write (it reopens by itself).',
+    registers: [registry],
+    collect() {
+      const audit = status?.().audit;
+      this.set(audit && !audit.ok ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'plangate_audit_failures_total',
+    help: 'Failed audit writes and syncs since start.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(status?.().audit?.failures ?? 0);
+    },
+  });
+  new Gauge({
     name: 'plangate_degraded',
-    help: '1 while /health says degraded (failing open, or the last reload failed).',
+    help: '1 while /health says degraded (failing open, the last reload failed, or the audit sink is failed).',
     registers: [registry],
     collect() {
       this.set(status?.().state === 'degraded' ? 1 : 0);

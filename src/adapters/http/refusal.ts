@@ -26,6 +26,8 @@ export interface RefusalBody {
   mode: Mode;
   /** The plan-required rule the mode comes from. */
   rule: { scope: ScopeKind | 'default'; id?: string; source?: string };
+  /** A held agent refused while the policy or the store failed: what failed (see core/failclosed.ts). */
+  failClosed?: { reason: string };
 }
 
 /**
@@ -52,5 +54,6 @@ export function refusalBody(decision: Decision): RefusalBody {
       ...(mode.id !== undefined ? { id: mode.id } : {}),
       ...(mode.source !== undefined ? { source: mode.source } : {}),
     },
+    ...(decision.failClosed ? { failClosed: { reason: decision.failClosed.reason } } : {}),
   };
 }

@@ -17,7 +17,7 @@ export interface RouteContext<B = unknown> {
   params: Record<string, string>;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
-  /** The caller; undefined only on open routes. */
+  /** The caller; on open routes only when a valid token was sent (undefined otherwise). */
   principal: Principal | undefined;
   /** The parsed body: validated against `schema` when the route names one; undefined when none was sent. */
   body: B;

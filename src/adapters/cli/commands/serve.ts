@@ -1,5 +1,6 @@
 /**
  * `plangate serve`: the decision service over HTTP (see src/adapters/http).
+ * SIGHUP reopens the audit file (log rotation).
  * Runs until SIGTERM or SIGINT, then stops gracefully: stop accepting, let
  * the requests in flight finish, close the store and the audit log.
  */
@@ -102,6 +103,14 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
       }
       io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${pg.paths.store}, audit ${pg.paths.audit}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
 
+      // SIGHUP: reopen the audit file, so a log rotation that moved it away gets a fresh one.
+      const onHup = (): void => {
+        void (pg.audit.reopen?.() ?? Promise.resolve()).then(
+          () => io.err(`plangate: SIGHUP: audit log ${pg.paths.audit} reopened`),
+          (error: unknown) => io.err(`plangate: SIGHUP: the audit log ${pg.paths.audit} cannot be reopened: ${error instanceof Error ? error.message : String(error)} (retrying by itself)`),
+        );
+      };
+      process.on('SIGHUP', onHup);
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const on = (s: NodeJS.Signals): void => {
           process.off('SIGTERM', on);
@@ -111,6 +120,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
         process.on('SIGTERM', on);
         process.on('SIGINT', on);
       });
+      process.off('SIGHUP', onHup);
       io.err(`plangate: ${signal}: stopping (finishing the requests in flight)`);
       await running.close();
       executors?.close();

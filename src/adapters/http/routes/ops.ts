@@ -1,8 +1,11 @@
 /**
- * Operations: `GET /health` (ok or degraded, with the reasons) and
- * `GET /metrics` (Prometheus). Both are open: probes and scrapers carry no
- * token. Degraded still serves (plan-required fails open by design); add
- * `?strict` to get a 503 while degraded, for probes that should alert.
+ * Operations: `GET /health` (ok or degraded) and `GET /metrics`
+ * (Prometheus). Both are open: probes and scrapers carry no token. Without
+ * a token `/health` says only `ok` or `degraded` — what a probe needs; the
+ * details (the reasons, the rules directory and files, the environment's
+ * pins, the reload errors) need an operator or policy token. Degraded still
+ * serves (plan-required fails open by design); add `?strict` to get a 503
+ * while degraded, for probes that should alert.
  */
 import type { RuntimeStatus } from '../../../main/status.js';
 import type { HttpDeps } from '../deps.js';
@@ -13,6 +16,7 @@ export function degradedReasons(s: RuntimeStatus): string[] {
   const reasons: string[] = [];
   if (s.failOpen) reasons.push(`failing open since ${s.failOpen.since}: ${s.failOpen.reason} (plan-required is NOT enforced)`);
   if (s.lastReloadError) reasons.push(`last reload failed at ${s.lastReloadError.at}: ${s.lastReloadError.message} (the last good rules stay in force)`);
+  if (s.audit && !s.audit.ok) reasons.push(`the audit log cannot be written since ${s.audit.since ?? '?'}: ${s.audit.error ?? 'failed'} (it is reopened by itself; decisions are unchanged)`);
   if (reasons.length === 0 && s.state === 'degraded') reasons.push('degraded');
   return reasons;
 }
@@ -26,10 +30,10 @@ export function registerOpsRoutes(router: Router, deps: HttpDeps): void {
     handle(ctx) {
       const s = deps.status();
       const degraded = s.state === 'degraded' || !s.enforcing;
-      return {
-        status: degraded && ctx.query.has('strict') ? 503 : 200,
-        body: { status: degraded ? 'degraded' : 'ok', reasons: degraded ? degradedReasons(s) : [], ...s },
-      };
+      const status = degraded && ctx.query.has('strict') ? 503 : 200;
+      const role = ctx.principal?.role;
+      if (role !== 'operator' && role !== 'policy') return { status, body: { status: degraded ? 'degraded' : 'ok' } };
+      return { status, body: { status: degraded ? 'degraded' : 'ok', reasons: degraded ? degradedReasons(s) : [], ...s } };
     },
   });
 

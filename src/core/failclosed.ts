@@ -1,0 +1,87 @@
+/**
+ * Failing closed: what a planning hold does when plangate cannot ask its
+ * policy (the rules or the compiled policy cannot be read) or its store
+ * (it throws while the facts are gathered).
+ *
+ * A hold is a review control, not a legibility check: the reviewer asked
+ * for a plan before any work, and a broken YAML file or a database blip
+ * must not lift it. So a held agent stays held through every failure. With
+ * no policy to ask, the host applies one minimal rule of its own, written
+ * here and nowhere else ({@link FAIL_CLOSED_HOLD_RULE}): a held agent's
+ * calls are refused, except its reviewer channel (so it can still send its
+ * plan). The whitelist is not honoured meanwhile: it lives in the rules
+ * that cannot be read. Everything else about holds stays in Rego
+ * (policies/plangate/hold.rego).
+ */
+import type { CheckVerdicts, Decision } from './decision.js';
+import type { HoldFact } from './facts.js';
+import { failOpenSettings, FAIL_OPEN_CLASS } from './failopen.js';
+
+/** A held agent while the rules or the policy cannot be read: refused except the reviewer channel. */
+export const HOLD_ON_POLICY_FAILURE = 'fail_closed' as const;
+
+/**
+ * A held agent while the store fails: refused except the reviewer channel,
+ * for every hold known before the failure (the gate keeps the last known
+ * active holds in process, updated by every decision and hold operation).
+ */
+export const HOLD_ON_STORE_FAILURE = 'fail_closed' as const;
+
+/** The host's one decision rule when it cannot ask the policy. */
+export const FAIL_CLOSED_HOLD_RULE = 'held → refused, unless the call is to the reviewer channel' as const;
+
+/**
+ * The reviewer channel assumed while the rules cannot be read and no
+ * channel is known for the hold: the built-in one (the rules that could
+ * name another are unreadable).
+ */
+export const FAIL_CLOSED_REVIEWER_CHANNEL = 'plangate.submit_plan';
+
+/**
+ * The decision for a held agent's call when the policy or the store cannot
+ * be asked: refused unless `tool` is the reviewer channel. `reason` says
+ * what failed; `failClosed` carries it.
+ *
+ * @example
+ * heldWhileFailing({ agent: '0xW', tool: 'github.merge' }, hold, 'plangate.submit_plan', 'the store failed').allowed // false
+ */
+export function heldWhileFailing(
+  call: { agent: string; tool: string; agentKnown?: boolean },
+  hold: Pick<HoldFact, 'id' | 'kind'>,
+  channel: string,
+  reason: string,
+): Decision {
+  const channelCall = call.tool === channel;
+  const refused = !channelCall;
+  const checks: CheckVerdicts = {
+    readGuard: { status: 'off', applies: false, refused: false, maxBytes: 0 },
+    planningHold: {
+      held: true, refused, channel, channelCall,
+      ...(channelCall ? { exempt: 'reviewer_channel' as const } : {}),
+      hold: { id: hold.id, kind: hold.kind },
+    },
+    planRequired: { allowed: true, gated: false },
+  };
+  const base = {
+    tool: call.tool,
+    class: FAIL_OPEN_CLASS,
+    gated: false,
+    agent: call.agent,
+    agentKnown: call.agentKnown ?? false,
+    settings: failOpenSettings(),
+    candidates: [],
+    checks,
+    failClosed: { reason },
+  };
+  if (!refused) return { ...base, allowed: true };
+  const code = `planning_hold:${call.tool}`;
+  return {
+    ...base,
+    allowed: false,
+    check: 'planning_hold',
+    code,
+    message:
+      `${code} — ${call.agent} is on a planning hold (hold ${hold.id}), so ${call.tool} stays closed until the hold is released. ` +
+      `plangate cannot check anything else right now (${reason}), so only the reviewer channel stays open: send your plan through ${channel}.`,
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The last known active holds, in process: what the gate still knows about
+ * holds when the store fails while deciding (a held agent stays held, see
+ * core/failclosed.ts). Kept current by every decision (the store's answer
+ * for the acting agent) and every hold operation; primed at start from the
+ * store's list of active holds.
+ */
+import type { HoldFact, HoldKind } from '../core/types.js';
+
+/** What is remembered of one active hold. */
+export interface KnownHold {
+  id: string;
+  kind: HoldKind;
+  /** The agent's reviewer channel as the policy last said, when known. */
+  channel?: string;
+}
+
+/**
+ * The record. Bounded by the number of held agents.
+ *
+ * @example
+ * const known = new KnownHolds();
+ * known.set('0xW', { id: '7', kind: 'on_demand' });
+ * known.get('0xW')?.id // '7'
+ */
+export class KnownHolds {
+  private readonly holds = new Map<string, KnownHold>();
+
+  /** Records `agent`'s active hold, or its absence (`undefined`). */
+  set(agent: string, hold: (Pick<HoldFact, 'id' | 'kind'> & { channel?: string }) | undefined): void {
+    if (!hold) {
+      this.holds.delete(agent);
+      return;
+    }
+    const channel = hold.channel ?? (this.holds.get(agent)?.id === hold.id ? this.holds.get(agent)?.channel : undefined);
+    this.holds.set(agent, { id: hold.id, kind: hold.kind, ...(channel !== undefined ? { channel } : {}) });
+  }
+
+  get(agent: string): KnownHold | undefined {
+    return this.holds.get(agent);
+  }
+
+  /** How many agents are known to be held. */
+  get size(): number {
+    return this.holds.size;
+  }
+}

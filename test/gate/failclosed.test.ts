@@ -1,0 +1,94 @@
+/**
+ * A held agent stays held through every failure: with no policy (the
+ * fail-open evaluator) and with a store that throws while deciding. Other
+ * agents fail open exactly as before (plan-required guards legibility).
+ */
+import { describe, expect, it } from 'vitest';
+import { createMemoryAuditSink } from '../../src/audit/memory.js';
+import { FAIL_CLOSED_REVIEWER_CHANNEL } from '../../src/core/failclosed.js';
+import { failingOpen, PolicyHolder } from '../../src/engine/holder.js';
+import { createMemoryStore } from '../../src/facts/memory/store.js';
+import { createGate } from '../../src/gate/gate.js';
+import { planningWorld } from '../planning/support.js';
+import { seedOrg } from '../support/world.js';
+
+const RULES = `
+planRequired:
+  workspace: { mode: side_effects }
+planningGate:
+  defaults: { whitelist: [fs.read_file], reviewerChannel: review.send }
+`;
+
+/** A store whose reads can be made to throw, as a database outage does. */
+function flakyStore() {
+  const store = createMemoryStore();
+  const state = { down: false };
+  const fail = (): never => {
+    throw new Error('SQLITE_IOERR: disk I/O error');
+  };
+  const flaky = new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => (state.down && ['lineage', 'candidates', 'activeHold'].includes(String(prop)) ? fail() : value.apply(target, args));
+    },
+  });
+  return { store: flaky, state };
+}
+
+describe('holds fail closed', () => {
+  it('with no policy: a held agent is refused except the reviewer channel; others fail open', async () => {
+    const store = createMemoryStore();
+    await seedOrg(store);
+    const audit = createMemoryAuditSink();
+    const gate = createGate({ engine: new PolicyHolder(failingOpen('rules/plan.yaml:3:9: invalid YAML')), store, audit });
+    await gate.holds.place('0xWORKER', { by: 'ops' });
+    const refused = await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' });
+    expect(refused).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.merge_pull_request', failClosed: { reason: expect.stringContaining('invalid YAML') } });
+    expect(refused.failOpen).toBeUndefined();
+    // Whitelisted reads too: the whitelist is in the rules that cannot be read.
+    expect((await gate.decide({ agent: '0xWORKER', tool: 'fs.read_file', args: { path: 'a' } })).allowed).toBe(false);
+    const channel = await gate.decide({ agent: '0xWORKER', tool: FAIL_CLOSED_REVIEWER_CHANNEL });
+    expect(channel).toMatchObject({ allowed: true, checks: { planningHold: { channelCall: true, exempt: 'reviewer_channel' } } });
+    expect(audit.events.filter((e) => e.type === 'PlanningHoldBlocked')).toHaveLength(2);
+    // Someone not held: plan-required fails open, as designed.
+    expect(await gate.decide({ agent: '0xMGR', tool: 'github.merge_pull_request' })).toMatchObject({ allowed: true, failOpen: {} });
+  });
+
+  it('with a store that throws while deciding: holds known before the failure are kept, with the channel the policy named', async () => {
+    const w = await planningWorld(RULES);
+    const { store, state } = flakyStore();
+    await seedOrg(store);
+    const audit = createMemoryAuditSink();
+    const gate = createGate({ engine: w.engine, store, audit, onStoreError: () => {} });
+    await gate.holds.place('0xWORKER', { by: 'ops' });
+    await gate.holds.place('0xBOT', { by: 'ops' });
+    await gate.holds.release('0xBOT', { by: 'reviewer' });
+    expect((await gate.decide({ agent: '0xWORKER', tool: 'review.send' })).allowed).toBe(true); // learns the channel
+    state.down = true;
+    const refused = await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request', runId: 'r1' });
+    expect(refused).toMatchObject({ allowed: false, code: 'planning_hold:github.merge_pull_request', failClosed: { reason: expect.stringContaining('SQLITE_IOERR') } });
+    expect(refused.message).toContain('review.send');
+    expect((await gate.decide({ agent: '0xWORKER', tool: 'review.send' })).allowed).toBe(true);
+    expect(audit.events.at(-1)).toMatchObject({ type: 'PlanningHoldBlocked', agent: '0xWORKER', tool: 'github.merge_pull_request', runId: 'r1' });
+    // Released before the failure: not held, so it fails open like everyone else.
+    expect(await gate.decide({ agent: '0xBOT', tool: 'github.merge_pull_request' })).toMatchObject({ allowed: true, failOpen: {} });
+    state.down = false;
+    await gate.holds.unblock('0xWORKER', { by: 'ops' });
+    state.down = true;
+    expect((await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).failOpen).toBeDefined();
+  });
+
+  it('a hold learnt from a decision is kept too (a hold placed by another replica)', async () => {
+    const w = await planningWorld(RULES);
+    const { store, state } = flakyStore();
+    await seedOrg(store);
+    const gate = createGate({ engine: w.engine, store, onStoreError: () => {} });
+    await store.placeHold({ agent: '0xWORKER', kind: 'on_demand', placedBy: 'ops', placedAt: Date.now() });
+    expect(gate.knownHolds.get('0xWORKER')).toBeUndefined();
+    await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' });
+    expect(gate.knownHolds.get('0xWORKER')).toMatchObject({ kind: 'on_demand', channel: 'review.send' });
+    state.down = true;
+    expect((await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).allowed).toBe(false);
+  });
+});
