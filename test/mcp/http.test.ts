@@ -91,7 +91,8 @@ planningGate:
     const { h } = await setup();
     const c = await h.client('0xWORKER');
     await c.callTool({ name: 'echo', arguments: { text: 'x' } });
-    const health = await (await fetch(h.listener.url.replace('/mcp', '/health'))).json() as Record<string, unknown>;
+    expect(await (await fetch(h.listener.url.replace('/mcp', '/health'))).json()).toEqual({ status: 'ok' });
+    const health = await (await fetch(h.listener.url.replace('/mcp', '/health'), { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json() as Record<string, unknown>;
     expect(health).toMatchObject({ status: 'ok', sessions: 1, enforcing: true, upstreams: [{ name: 'rec', transport: 'http', state: 'up', up: 1, down: 0 }] });
     const metrics = await (await fetch(h.listener.url.replace('/mcp', '/metrics'))).text();
     expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="echo",outcome="refused"\} 1/);

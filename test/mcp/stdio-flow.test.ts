@@ -54,6 +54,7 @@ describe('plangate mcp over stdio', () => {
       args: ['--import', 'tsx', CLI_CHILD, '--rules', w.rules, '--store', w.store, '--audit', w.audit,
         'mcp', '--agent', '0xWORKER', '--status-listen', '127.0.0.1:0', '--name', 'fs', '--', process.execPath, FS_SERVER, w.files],
       stderr: 'pipe',
+      env: { ...(process.env as Record<string, string>), PLANGATE_TOKENS: 'operator=operator-token-0123456789abcdef' },
     });
     let err = '';
     const url = new Promise<string>((resolve) => {
@@ -68,7 +69,8 @@ describe('plangate mcp over stdio', () => {
     try {
       expect((await call(c, 'write_file', { path: `${w.files}/s.txt`, content: 'x' })).isError).toBe(true);
       const base = await url;
-      const health = await (await fetch(`${base}/health`)).json();
+      expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: 'ok' });
+      const health = await (await fetch(`${base}/health`, { headers: { authorization: 'Bearer operator-token-0123456789abcdef' } })).json();
       expect(health).toMatchObject({ status: 'ok', sessions: 1, upstreams: [{ name: 'fs', transport: 'stdio', state: 'up', up: 1 }] });
       expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/plangate_mcp_tool_calls_total\{tool="write_file",outcome="refused"\} 1/);
     } finally {

@@ -127,7 +127,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
     await transport.handleRequest(req, res, body);
   }
 
-  const handle = handler(gateway, log, handleMcp);
+  const handle = handler(gateway, log, options.tokens, handleMcp);
 
   const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
   // A client that went away without ending its session does not keep its upstream processes alive.
@@ -156,14 +156,15 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
 
 /**
  * Serves only `/health` and `/metrics` (for a gateway whose client is on
- * stdio); no token, as in `plangate serve`.
+ * stdio), open as in `plangate serve`: the details of `/health` need an
+ * operator or policy token from `tokens`.
  *
  * @example
  * const status = await listenStatus(gateway, { port: 9464 }); // status.url: http://127.0.0.1:9464
  */
-export async function listenStatus(gateway: McpGateway, options: { host?: string; port?: number; log?: (text: string) => void } = {}): Promise<McpListener> {
+export async function listenStatus(gateway: McpGateway, options: { host?: string; port?: number; tokens?: TokenSet; log?: (text: string) => void } = {}): Promise<McpListener> {
   const log = options.log ?? ((t: string) => void process.stderr.write(`${t}\n`));
-  const { server, base } = await serve(handler(gateway, log), options.host, options.port);
+  const { server, base } = await serve(handler(gateway, log, options.tokens), options.host, options.port);
   return {
     url: base,
     async close() {
@@ -175,8 +176,24 @@ export async function listenStatus(gateway: McpGateway, options: { host?: string
 
 type Handle = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-/** /health, /metrics and, when given, /mcp; errors as `plangate serve` answers them. */
-function handler(gateway: McpGateway, log: (text: string) => void, mcp?: Handle): Handle {
+/** Whether a request carries an operator or policy token: only those see the details of /health. */
+function mayReadDetails(tokens: TokenSet | undefined, authorization: string | undefined): boolean {
+  if (!tokens || authorization === undefined) return false;
+  try {
+    const role = tokens.authenticate(authorization).role;
+    return role === 'operator' || role === 'policy';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * /health, /metrics and, when given, /mcp; errors as `plangate serve`
+ * answers them. Without an operator or policy token /health says only ok or
+ * degraded, as `plangate serve` does: the upstreams' commands, URLs and
+ * errors are for operators.
+ */
+function handler(gateway: McpGateway, log: (text: string) => void, tokens: TokenSet | undefined, mcp?: Handle): Handle {
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
@@ -184,7 +201,8 @@ function handler(gateway: McpGateway, log: (text: string) => void, mcp?: Handle)
       if (url.pathname === '/health' && req.method === 'GET') {
         const h = gateway.health();
         const status = h.status === 'degraded' && url.searchParams.has('strict') ? 503 : 200;
-        res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(h));
+        const body = mayReadDetails(tokens, req.headers.authorization) ? h : { status: h.status };
+        res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
         return;
       }
       if (url.pathname === '/metrics' && req.method === 'GET') {

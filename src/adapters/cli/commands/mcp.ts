@@ -9,7 +9,7 @@ import { Option, type Command } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
-import { loadTokens, TOKENS_FILE_ENV } from '../../http/auth.js';
+import { loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp, listenStatus } from '../../mcp/http.js';
@@ -60,7 +60,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
     .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
     .addOption(new Option('--status-listen <host:port>', 'with a stdio client: serve /health and /metrics here'))
-    .addOption(new Option('--tokens <file>', 'bearer tokens file for --listen (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
+    .addOption(new Option('--tokens <file>', 'bearer tokens file: agents for --listen, operators and policy for the details of /health (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
     .action(wrap(async (command: string[], opts: McpOptions, cmd: Command) => {
       if (!opts.listen && (opts.agent === undefined || !isValidId(opts.agent))) {
         throw new PlangateError(ErrorCode.InvalidInput, 'plangate mcp over stdio needs --agent SEAT: the seat every call acts as (never taken from a tool argument)');
@@ -74,7 +74,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
         urls: opts.upstream,
         ...(opts.upstreams !== undefined ? { file: opts.upstreams } : {}),
       });
-      const tokens = opts.listen ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env }) : undefined;
+      const tokens = opts.listen || opts.tokens || io.env[TOKENS_ENV] ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env }) : undefined;
       const roots = opts.readRoot.length ? opts.readRoot : readRootsOf(upstreams);
       const pg = await openFromOptions(cmd, io, { watch: true, ...(roots.length ? { readRoots: roots } : {}) });
       const gateway = createMcpGateway({ plangate: pg, upstreams });
@@ -86,7 +86,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
           io.err(`plangate mcp: ${signal}: stopping`);
           await listener.close();
         } else {
-          const status = opts.statusListen ? await listenStatus(gateway, { ...hostPort(opts.statusListen, '--status-listen'), log: (t) => io.err(t) }) : undefined;
+          const status = opts.statusListen ? await listenStatus(gateway, { ...hostPort(opts.statusListen, '--status-listen'), ...(tokens ? { tokens } : {}), log: (t) => io.err(t) }) : undefined;
           if (status) io.err(`plangate mcp: /health and /metrics at ${status.url}`);
           const session = gateway.open({ seat: opts.agent as string, ...(opts.run !== undefined ? { runId: opts.run } : {}) });
           const transport = new StdioServerTransport();
