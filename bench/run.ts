@@ -33,6 +33,7 @@ import { formatHttpBench, runHttpBench } from './http.js';
 import { formatMemoryBench, runMemoryBench } from './memory.js';
 import { loadFloor, runOpaBench } from './opa.js';
 import { benchPostgresUrl, formatPostgresBench, runPostgresBench } from './postgres.js';
+import { formatMcpBench, runMcpBench } from './mcp.js';
 import { formatReloadBench, runReloadBench } from './reload.js';
 import { interleave, round, subset, summarize, type Summary } from './stats.js';
 import {
@@ -435,6 +436,8 @@ async function main(): Promise<void> {
   } else {
     log('!!! SKIPPED: 7. the PostgreSQL benchmark — set PLANGATE_BENCH_POSTGRES=postgres://… (or PLANGATE_TEST_POSTGRES)');
   }
+  // 8. The MCP gateway: added latency per tools/call, stdio and Streamable HTTP; 32 sessions (bench/mcp.ts).
+  process.stdout.write(formatMcpBench(await runMcpBench({ log })));
 }
 
 main().catch((err: unknown) => {

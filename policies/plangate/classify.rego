@@ -2,8 +2,9 @@
 # title: Tool classification
 # description: |
 #   A tool's class comes from the rules: an exact name first, then the most
-#   specific matching pattern, then the rules' default class (effect unless
-#   the rules say otherwise).
+#   specific matching pattern, then the tool's MCP annotations (advisory:
+#   destructiveHint → effect, readOnlyHint → read), then the rules' default
+#   class (effect unless the rules say otherwise).
 package plangate.classify
 
 # Ties between equally specific patterns go to the stricter class.
@@ -111,7 +112,21 @@ class_of(tool) := class if {
 	class := tools.exact[tool]
 } else := class if {
 	class := best_pattern_class(tool)
+} else := class if {
+	class := annotation_class(tool)
 } else := default_class
+
+# annotation_class reads the hints the upstream MCP server gave the tool of
+# the call being decided, where no rule names it. Hints are advisory: a
+# destructive hint wins over a contradicting read-only one, and a tool
+# without either falls to the default class.
+annotation_class(tool) := "effect" if {
+	tool == input.call.tool
+	input.call.annotations.destructiveHint == true
+} else := "read" if {
+	tool == input.call.tool
+	input.call.annotations.readOnlyHint == true
+}
 
 # class: the class of the call's tool, computed once per decision.
 class := class_of(input.call.tool)

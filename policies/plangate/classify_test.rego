@@ -193,3 +193,37 @@ test_indexed_empty_tool_name_meets_the_prefixless_patterns_only if {
 test_class_is_the_class_of_the_calls_tool if {
 	classify.class == "read" with input as {"call": {"tool": "github.get_pr"}} with data.plangate.rules as indexed
 }
+
+annotated(tool, hints) := {"call": {"tool": tool, "annotations": hints}}
+
+test_annotations_classify_where_the_rules_are_silent if {
+	classify.class_of("list_directory") == "read" with data.plangate.rules as github
+		with input as annotated("list_directory", {"readOnlyHint": true})
+	classify.class_of("write_file") == "effect" with data.plangate.rules as github
+		with input as annotated("write_file", {"readOnlyHint": false, "destructiveHint": true})
+}
+
+test_a_destructive_hint_beats_a_contradicting_read_only_hint if {
+	classify.class_of("wipe") == "effect" with data.plangate.rules as tools("read", {}, [])
+		with input as annotated("wipe", {"readOnlyHint": true, "destructiveHint": true})
+}
+
+test_no_hint_falls_to_the_default_class if {
+	classify.class_of("create_directory") == "effect" with data.plangate.rules as github
+		with input as annotated("create_directory", {"destructiveHint": false})
+	classify.class_of("create_directory") == "read" with data.plangate.rules as tools("read", {}, [])
+		with input as annotated("create_directory", {})
+}
+
+test_the_rules_beat_annotations if {
+	# an exact name and a pattern both outrank a read-only hint
+	classify.class_of("github.merge_pull_request") == "read" with data.plangate.rules as github
+		with input as annotated("github.merge_pull_request", {"destructiveHint": true})
+	classify.class_of("github.close_issue") == "spend" with data.plangate.rules as github
+		with input as annotated("github.close_issue", {"readOnlyHint": true})
+}
+
+test_annotations_of_another_tool_do_not_apply if {
+	classify.class_of("write_file") == "effect" with data.plangate.rules as github
+		with input as annotated("read_text_file", {"readOnlyHint": true})
+}

@@ -35,7 +35,7 @@ test_reviewer_channel_stays_open if {
 	v.exempt == "reviewer_channel"
 
 	# the built-in channel when no settings name one, and nothing else is open
-	b := hold.verdict with input as gx.held("plangate.submit_plan", {}) with data.plangate.rules as gx.rules_off
+	b := hold.verdict with input as gx.held("plangate_submit_plan", {}) with data.plangate.rules as gx.rules_off
 	b.exempt == "reviewer_channel"
 	hold.refused with input as gx.held(gx.read_file, {}) with data.plangate.rules as gx.rules_off
 }
@@ -59,7 +59,7 @@ test_message_for_a_reviewer_hold_without_task if {
 test_message_with_an_empty_whitelist if {
 	m := hold.message with input as gx.held(fx.merge, {}) with data.plangate.rules as gx.rules_off
 	contains(m, "(none are whitelisted, so rely on what you already know)")
-	contains(m, "through plangate.submit_plan")
+	contains(m, "through plangate_submit_plan")
 }
 
 test_message_counts_plans_and_push_backs if {

@@ -14,7 +14,7 @@ import data.plangate.classify
 builtin := {
 	"enabled": false,
 	"whitelist": [],
-	"reviewerChannel": "plangate.submit_plan",
+	"reviewerChannel": "plangate_submit_plan",
 	"readGuardMaxBytes": 0,
 }
 

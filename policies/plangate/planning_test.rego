@@ -9,7 +9,7 @@ builtin_settings := {
 	"profile": {"name": null, "scope": "default"},
 	"enabled": {"value": false, "from": "builtin"},
 	"whitelist": {"value": [], "from": "builtin"},
-	"reviewerChannel": {"value": "plangate.submit_plan", "from": "builtin"},
+	"reviewerChannel": {"value": "plangate_submit_plan", "from": "builtin"},
 	"readGuardMaxBytes": {"value": 0, "from": "builtin"},
 }
 

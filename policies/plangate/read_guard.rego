@@ -36,7 +36,26 @@ default specs := {}
 
 specs := data.plangate.rules.readGuard.tools
 
-spec := specs[tool]
+# builtin_specs are the read tools of the MCP reference filesystem server,
+# and an MCP gateway's resources/read of a file: URI (the gateway gives its
+# path). They apply also behind a gateway's `<upstream>__` namespace or a
+# host's `mcp__<server>__` prefix; a listing in the rules replaces them.
+builtin_specs := {
+	"resources/read": {"path": "path", "range": []},
+	"read_text_file": {"path": "path", "range": ["head", "tail"]},
+	"read_file": {"path": "path", "range": ["head", "tail"]},
+	"read_media_file": {"path": "path", "range": []},
+	"read_multiple_files": {"paths": "paths", "range": []},
+}
+
+# bare_name is the tool's name without a namespace (`fs__read_file` → `read_file`).
+bare_name := parts[count(parts) - 1] if parts := split(tool, "__")
+
+spec := s if {
+	s := specs[tool]
+} else := s if {
+	s := builtin_specs[bare_name]
+}
 
 max_setting := planning.in_force("readGuardMaxBytes")
 

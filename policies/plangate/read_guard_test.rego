@@ -199,3 +199,42 @@ test_message_says_to_sample_or_search if {
 	c := message("fs.cat", {"file": "big.log"}, big)
 	contains(c, "read a part of it with a tool that takes a range")
 }
+
+# fs_call is a call to a filesystem server tool, classified by its read-only annotation.
+fs_call(tool, args, extra) := object.union(gx.call(tool, args, extra), {"call": {"args": args, "annotations": {"readOnlyHint": true}}})
+
+fs_check(tool, args, extra) := v if {
+	v := read_guard.verdict with input as fs_call(tool, args, extra) with data.plangate.rules as gx.rules
+}
+
+test_the_filesystem_servers_read_tools_are_known_out_of_the_box if {
+	fs_check("read_text_file", {"path": "big.log"}, big).status == "over"
+	fs_check("read_text_file", {"path": "big.log", "head": 10}, big).status == "ranged"
+	fs_check("read_text_file", {"path": "big.log", "tail": 10}, big).status == "ranged"
+	fs_check("read_file", {"path": "big.log"}, big).status == "over"
+	fs_check("read_media_file", {"path": "big.log"}, big).status == "over"
+	fs_check("resources/read", {"uri": "file:///work/big.log", "path": "big.log"}, big).status == "over"
+	fs_check("resources/read", {"uri": "https://example.com/"}, big).status == "bad_path"
+
+	# behind a gateway namespace, or a host's mcp__<server>__ prefix, too
+	fs_check("files__read_text_file", {"path": "big.log"}, big).status == "over"
+	fs_check("mcp__files__read_text_file", {"path": "big.log"}, big).status == "over"
+	m := read_guard.message with input as fs_call("read_text_file", {"path": "big.log"}, big) with data.plangate.rules as gx.rules
+	contains(m, "pass head or tail to read a part of it")
+
+	# a listing in the rules replaces the built-in one
+	listed := object.union(gx.rules, {"readGuard": {"tools": {"read_text_file": {"path": "file", "range": []}}}})
+	v := read_guard.verdict with input as fs_call("read_text_file", {"file": "big.log", "head": 3}, big) with data.plangate.rules as listed
+	v.status == "over"
+}
+
+two := {"files": {
+	"a.txt": {"path": "a.txt", "kind": "file", "size": 10},
+	"big.log": {"path": "big.log", "kind": "file", "size": 5000},
+}}
+
+test_read_multiple_files_is_known_out_of_the_box if {
+	fs_check("read_multiple_files", {"paths": ["a.txt", "big.log"]}, two).status == "over"
+	fs_check("read_multiple_files", {"paths": ["a.txt"]}, two).status == "under"
+	fs_check("read_multiple_files", {"paths": "a.txt"}, two).status == "bad_path"
+}

@@ -31,4 +31,18 @@ export interface Call {
    * The read guard refuses a call whose path or range is among them.
    */
   omittedArgs?: string[];
+  /**
+   * The tool's hints from the MCP server that offers it (`readOnlyHint`,
+   * `destructiveHint`, …), given by the host or gateway, never by the agent.
+   * Advisory: they classify the tool only where the rules do not.
+   */
+  annotations?: ToolHints;
+}
+
+/** MCP tool annotations the policy reads (all optional, all advisory). */
+export interface ToolHints {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 }

@@ -4,6 +4,8 @@
  * entitled to assert it (see the README's trust model).
  */
 
+import type { ToolHints } from './call.js';
+
 /** Who wrote a message. */
 export type AuthorKind = 'agent' | 'human';
 
@@ -82,7 +84,7 @@ export interface PolicyInput {
   /** Decision time, epoch milliseconds. */
   now: number;
   /** `delegatedBy` is the call's claim; only its recorded prefix counts (see `delegations`). */
-  call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown>; omittedArgs?: string[] };
+  call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown>; omittedArgs?: string[]; annotations?: ToolHints };
   agent: Lineage;
   /** The lineages of the claimed managers whose every link down to the agent is on record, nearest first. */
   upstream: Lineage[];

@@ -65,7 +65,7 @@ export interface PlanningSettings {
   enabled?: boolean;
   /** Tools (exact names or `*`/`?` patterns) that stay open during a hold. */
   whitelist?: string[];
-  /** The tool through which a held agent sends its plan; `plangate.submit_plan` when unset. */
+  /** The tool through which a held agent sends its plan; `plangate_submit_plan` when unset. */
   reviewerChannel?: string;
   /** Whole-file reads larger than this many bytes are refused; 0 (the default) turns the read guard off. */
   readGuardMaxBytes?: number;

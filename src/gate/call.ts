@@ -7,7 +7,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { ErrorCode, PlangateError, type Problem } from '../core/errors.js';
 import { checkJson } from '../core/json.js';
 import { RESERVED_IDS } from '../core/threads.js';
-import type { Call } from '../core/types.js';
+import type { Call, ToolHints } from '../core/types.js';
 
 const schema = JSON.parse(readFileSync(new URL('../../schemas/call.schema.json', import.meta.url), 'utf8'));
 const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
@@ -21,6 +21,7 @@ export interface CheckedCall {
   now: number;
   args?: Record<string, unknown>;
   omittedArgs?: string[];
+  annotations?: ToolHints;
 }
 
 /** Largest `call.args`, as JSON in UTF-8 bytes. */
@@ -68,6 +69,7 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
     now: c.at === undefined ? defaultNow : toMillis(c.at, 'call.at'),
     ...(c.args !== undefined ? { args: c.args } : {}),
     ...(c.omittedArgs !== undefined ? { omittedArgs: c.omittedArgs } : {}),
+    ...(c.annotations !== undefined ? { annotations: c.annotations } : {}),
   };
 }
 

@@ -58,6 +58,7 @@ export async function gatherInput(store: FactSource, call: CheckedCall, options:
   };
   if (call.args !== undefined) input.call.args = call.args;
   if (call.omittedArgs !== undefined) input.call.omittedArgs = call.omittedArgs;
+  if (call.annotations !== undefined) input.call.annotations = call.annotations;
   if (claimed.length > 0) input.delegations = links.slice(0, recorded.length).flat().map(toDelegationFact);
   if (run) input.run = toRunFact(run);
   if (facts.hold) input.hold = toHoldFact(facts.hold);

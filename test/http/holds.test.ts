@@ -34,14 +34,14 @@ describe('planning holds over HTTP', () => {
     const refused = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.mgr, json: { name: 'github.merge_pull_request' } });
     expect(refused.status).toBe(409);
     expect(refused.json).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.merge_pull_request' });
-    expect(refused.json.message).toContain('plangate.submit_plan');
+    expect(refused.json.message).toContain('plangate_submit_plan');
     expect(s.upstream.received).toHaveLength(0);
 
     const planned = await call(s.url, 'POST', '/v1/holds/0xMGR/plan', { token: TOKENS.mgr, json: { body: 'Add an API-key branch.' } });
     expect(planned.status).toBe(201);
     expect(planned.json).toMatchObject({ hold: { plans: 1 }, message: { thread: 'agent:0xMGR', kind: 'plan' } });
 
-    const viaTool = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.mgr, json: { name: 'plangate.submit_plan', arguments: { plan: 'Second plan: two callers change.' } } });
+    const viaTool = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.mgr, json: { name: 'plangate_submit_plan', arguments: { plan: 'Second plan: two callers change.' } } });
     expect(viaTool.status).toBe(200);
     expect(viaTool.headers.get('x-plangate-reviewer-channel')).toBe('plan-recorded');
     expect(viaTool.json.structuredContent).toMatchObject({ holdId: placed.json.hold.id, plans: 2 });
@@ -87,7 +87,7 @@ describe('planning holds over HTTP', () => {
       expect(r.status).toBe(404);
       expect(r.json.error.code).toBe('not_held');
     }
-    const notHeldTool = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.bot, json: { name: 'plangate.submit_plan', arguments: { plan: 'p' } } });
+    const notHeldTool = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.bot, json: { name: 'plangate_submit_plan', arguments: { plan: 'p' } } });
     expect(notHeldTool.status).toBe(404);
     expect(notHeldTool.json.error.code).toBe('not_held');
   });
@@ -112,7 +112,7 @@ describe('planning holds over HTTP', () => {
     const bad = await call(s.url, 'POST', '/v1/holds/0xBOT', op({ kind: 'whim', extra: 1 }));
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe('invalid_input');
-    const noPlan = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.bot, json: { name: 'plangate.submit_plan', arguments: {} } });
+    const noPlan = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.bot, json: { name: 'plangate_submit_plan', arguments: {} } });
     expect(noPlan.status).toBe(400);
     const listed = await call(s.url, 'GET', '/v1/holds', op());
     expect(listed.json.holds.map((h: { agent: string }) => h.agent)).toEqual(['0xBOT']);

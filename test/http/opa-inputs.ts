@@ -13,7 +13,7 @@ const CREWS = ['desk', 'trading', 'ops', 'lab'];
 const TOOLS = [
   'github.merge_pull_request', 'github.create_issue', 'github.get_repo', 'github.list_prs', 'fs.read_file',
   'social.publish_x', 'social.publish_xy', 'wallet.propose_spend', 'payments.refund', 'plangate.say',
-  'plangate.submit_plan', 'deploy.run', 'docs.search', 'x',
+  'plangate_submit_plan', 'deploy.run', 'docs.search', 'x',
 ];
 
 const lineage = (id: fc.Arbitrary<string>) =>

@@ -25,7 +25,7 @@ describe('plangate hold and friends', () => {
     const held = await cli(['hold', '0xWORKER', '--task', 'Refactor the auth middleware'], env);
     expect(held.status).toBe(0);
     expect(held.out).toMatch(/^hold 1 {2}0xWORKER {2}active {2}on demand ops-alice at \S+ {2}"Refactor the auth middleware" {2}plans 0, push-backs 0$/m);
-    expect(held.out).toContain('it sends its plan through plangate.submit_plan');
+    expect(held.out).toContain('it sends its plan through plangate_submit_plan');
 
     const refused = await cli(['decide', '--agent', '0xWORKER', '--tool', 'github.merge_pull_request'], env);
     expect(refused.status).toBe(3);

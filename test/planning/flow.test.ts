@@ -17,7 +17,7 @@ planRequired:
 tools:
   read: [fs.read_file, github.get_*, "*.search"]
   effect: [github.merge_pull_request]
-  say: [plangate.submit_plan]
+  say: [plangate_submit_plan]
 planningGate:
   defaults:
     enabled: true
@@ -45,7 +45,7 @@ describe.each(['memory', 'sqlite'] as const)('the planning gate, start to finish
     const refused = await decideExplained(w.gate, MERGE);
     expect(refused).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.merge_pull_request' });
     expect(refused.message).toContain('fs.read_file, *.search');
-    expect(refused.message).toContain('send your plan through plangate.submit_plan');
+    expect(refused.message).toContain('send your plan through plangate_submit_plan');
     expect(refused.message).toContain('Refactor the auth middleware');
     let ran = false;
     const err = await w.gate.guard(MERGE, () => { ran = true; }).catch((e: unknown) => e);
@@ -63,7 +63,7 @@ describe.each(['memory', 'sqlite'] as const)('the planning gate, start to finish
     expect((await decideExplained(w.gate, { agent: W, tool: 'code.search' })).allowed).toBe(true);
 
     // 4. The plan goes through the reviewer channel: the tool stays open, and the plan is recorded on the hold.
-    const channel = await decideExplained(w.gate, { agent: W, tool: 'plangate.submit_plan' });
+    const channel = await decideExplained(w.gate, { agent: W, tool: 'plangate_submit_plan' });
     expect(channel).toMatchObject({ allowed: true, checks: { planningHold: { exempt: 'reviewer_channel' } } });
     w.advance(2 * MIN);
     const first = await w.gate.holds.submitPlan(W, { body: 'Rewrite auth.ts in place; read the tests first.' });

@@ -38,7 +38,7 @@ describe.each(['memory', 'sqlite'] as const)('holds with the %s store', (storeKi
     expect(d).toMatchObject({ allowed: false, check: 'planning_hold' });
     // Nothing is whitelisted: only the built-in reviewer channel stays open.
     expect(d.message).toContain('none are whitelisted');
-    expect((await w.gate.decide({ agent: '0xWORKER', tool: 'plangate.submit_plan' })).allowed).toBe(true);
+    expect((await w.gate.decide({ agent: '0xWORKER', tool: 'plangate_submit_plan' })).allowed).toBe(true);
     expect(eventTypes(w)).toEqual(['HoldPlaced', 'PlanningHoldBlocked']);
     expect(w.audit.events[0]).toMatchObject({ kind: 'on_demand', task: 'Refactor the auth middleware', by: 'ops-alice' });
     await w.store.close();

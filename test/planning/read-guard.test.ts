@@ -18,7 +18,7 @@ planRequired:
   workspace: { mode: side_effects }
 tools:
   read: [fs.read_file, fs.cat]
-  say: [plangate.submit_plan]
+  say: [plangate_submit_plan]
 planningGate:
   defaults:
     whitelist: [fs.read_file]

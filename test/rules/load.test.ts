@@ -27,12 +27,12 @@ describe('the example rule set', () => {
       tools: {
         default: 'effect',
         exact: {
-          'plangate.submit_plan': 'say',
+          'plangate_submit_plan': 'say',
           'fs.read_file': 'read',
           'github.merge_pull_request': 'effect',
           'github.create_issue': 'effect',
           'wallet.propose_spend': 'spend',
-          'plangate.say': 'say',
+          'plangate_say': 'say',
         },
         patterns: [
           { pattern: 'github.get_*', class: 'read', source: 'tools.yaml:18:7' },
@@ -58,7 +58,7 @@ describe('the example rule set', () => {
         defaults: {
           enabled: false,
           whitelist: ['fs.read_file', 'github.get_*', '*.search'],
-          reviewerChannel: 'plangate.submit_plan',
+          reviewerChannel: 'plangate_submit_plan',
           readGuardMaxBytes: 1048576,
           source: 'planning.yaml:26:3',
         },

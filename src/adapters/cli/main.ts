@@ -11,6 +11,9 @@ import { registerCheck } from './commands/check.js';
 import { registerCompile } from './commands/compile.js';
 import { registerDecide } from './commands/decide.js';
 import { registerHolds } from './commands/holds.js';
+import { registerHook } from './commands/hook.js';
+import { registerInit } from './commands/init.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
 import { registerRuns } from './commands/runs.js';
@@ -66,6 +69,9 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerServe(program, ctx);
   registerTest(program, ctx);
   registerDiff(program, ctx);
+  registerMcp(program, ctx);
+  registerHook(program, ctx);
+  registerInit(program, ctx);
 
   return program;
 }

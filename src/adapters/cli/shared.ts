@@ -11,7 +11,7 @@ import type { GlobalOptions } from './main.js';
  * environment variables, or the defaults). Bad rules or a bad policy do not
  * fail here: plangate fails open, with the banner on stderr.
  */
-export function openFromOptions(cmd: Command, io: Io, extra: Pick<OpenOptions, 'watch' | 'decisionLog'> = {}): Promise<Plangate> {
+export function openFromOptions(cmd: Command, io: Io, extra: Pick<OpenOptions, 'watch' | 'decisionLog' | 'readRoots'> = {}): Promise<Plangate> {
   const g = cmd.optsWithGlobals<GlobalOptions>();
   return openPlangate({
     ...(g.rules ? { rules: g.rules } : {}),

@@ -1,0 +1,212 @@
+/**
+ * The MCP gateway benchmark (part of `npm run bench`; alone: `npm run bench:mcp`).
+ *
+ * In one run, with the SDK's Client in this process and the same upstream
+ * (bench/mcp-upstream.ts, an SDK McpServer with one tool) in its own process:
+ *   1. stdio: a `tools/call` straight to the upstream, against the same call
+ *      through `plangate mcp --agent … -- <upstream>` (the gateway starts the
+ *      upstream as its child); interleaved rounds, one call at a time;
+ *   2. Streamable HTTP: the same against `plangate mcp --listen` in front of
+ *      the upstream over Streamable HTTP;
+ *   3. throughput of the Streamable HTTP gateway with 32 concurrent sessions
+ *      (32 seats, each with its own token and client), and of the upstream
+ *      directly with 32 sessions, for scale.
+ * The gateway decides every call in full: the tool is an effect under
+ * side_effects mode and each seat has a fresh plan in an SQLite store.
+ * Writes bench/results/mcp.json.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { isolatedFetch } from '../src/adapters/mcp/fetch.js';
+import { openPlangate } from '../src/main/open.js';
+import { interleave, percentile, round, summarize, type Summary } from './stats.js';
+
+const ROOT = join(import.meta.dirname, '..');
+/** The CLI from the sources (as bench/http.ts runs it), so no build is needed. */
+const CLI = join(ROOT, 'test', 'http', 'cli-child.ts');
+const UPSTREAM = join(import.meta.dirname, 'mcp-upstream.ts');
+const SESSIONS = 32;
+const CALLS = Number(process.env['MCP_BENCH_CALLS'] ?? 4000);
+const WARMUP = 500;
+const ROUNDS = 8;
+const THROUGHPUT_MS = Number(process.env['MCP_BENCH_THROUGHPUT_MS'] ?? 10_000);
+
+const RULES = `
+planRequired:
+  workspace: { mode: side_effects, windowMin: 60 }
+`;
+
+interface Log {
+  (text: string): void;
+}
+
+function seat(i: number): string {
+  return `0xB${String(i).padStart(2, '0')}`;
+}
+
+function token(i: number): string {
+  return `bench-token-${String(i).padStart(2, '0')}-0123456789abcdef`;
+}
+
+async function world(dir: string): Promise<{ rules: string; store: string; audit: string }> {
+  const rules = join(dir, 'rules');
+  mkdirSync(rules);
+  writeFileSync(join(rules, 'rules.yaml'), RULES);
+  const paths = { rules, store: join(dir, 'plangate.db'), audit: join(dir, 'audit.jsonl') };
+  const pg = await openPlangate({ ...paths, log: () => {} });
+  for (let i = 0; i < SESSIONS; i++) {
+    await pg.gate.say({ thread: `agent:${seat(i)}`, author: seat(i), authorKind: 'agent', kind: 'plan', body: 'echo for the benchmark' });
+  }
+  await pg.close();
+  return paths;
+}
+
+function readLine(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const s = child[stream];
+    if (!s) return reject(new Error(`no ${stream}`));
+    const on = (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const m = pattern.exec(text);
+      if (m) {
+        s.off('data', on);
+        resolve(m);
+      }
+    };
+    s.on('data', on);
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
+  });
+}
+
+async function httpClient(url: string, bearer?: string): Promise<Client> {
+  const c = new Client({ name: 'bench', version: '1' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: isolatedFetch, ...(bearer ? { requestInit: { headers: { authorization: `Bearer ${bearer}` } } } : {}) }));
+  return c;
+}
+
+async function stdioClient(command: string, args: string[]): Promise<Client> {
+  const c = new Client({ name: 'bench', version: '1' });
+  await c.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
+  return c;
+}
+
+async function echo(c: Client, i: number): Promise<void> {
+  const r = await c.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
+  if (r.isError) throw new Error(`refused: ${JSON.stringify(r.structuredContent)}`);
+}
+
+function added(direct: Summary, gateway: Summary) {
+  return { p50Us: round(gateway.p50 - direct.p50), p99Us: round(gateway.p99 - direct.p99), meanUs: round(gateway.mean - direct.mean) };
+}
+
+/** Calls from `clients` concurrently for `ms`, each client one call at a time. */
+async function throughput(clients: Client[], ms: number) {
+  const lat: number[] = [];
+  const end = Date.now() + ms;
+  let calls = 0;
+  const start = process.hrtime.bigint();
+  await Promise.all(clients.map(async (c, k) => {
+    for (let i = 0; Date.now() < end; i++) {
+      const t0 = process.hrtime.bigint();
+      await echo(c, k * 1_000_000 + i);
+      lat.push(Number(process.hrtime.bigint() - t0) / 1000);
+      calls++;
+    }
+  }));
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const sorted = Float64Array.from(lat).sort();
+  return { sessions: clients.length, calls, seconds: round(seconds), callsPerSec: round(calls / seconds, 0), p50Us: round(percentile(sorted, 50)), p99Us: round(percentile(sorted, 99)) };
+}
+
+export async function runMcpBench({ log }: { log: Log }) {
+  const dir = mkdtempSync(join(os.tmpdir(), 'plangate-mcp-bench-'));
+  const children: ChildProcess[] = [];
+  const clients: Client[] = [];
+  try {
+    const w = await world(dir);
+    const global = ['--rules', w.rules, '--store', w.store, '--audit', w.audit];
+
+    log('mcp: stdio, direct vs through plangate mcp');
+    const directStdio = await stdioClient(process.execPath, ['--import', 'tsx', UPSTREAM, 'stdio']);
+    const gatedStdio = await stdioClient(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--agent', seat(0), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
+    clients.push(directStdio, gatedStdio);
+    const stdio = await interleave(CALLS, WARMUP, ROUNDS, { direct: (i) => echo(directStdio, i), gateway: (i) => echo(gatedStdio, i) });
+
+    log('mcp: Streamable HTTP, direct vs through plangate mcp --listen');
+    const up = spawn(process.execPath, ['--import', 'tsx', UPSTREAM, 'http'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(up);
+    const upUrl = (await readLine(up, 'stdout', /(http:\S+)\n/))[1] as string;
+    const tokens = Array.from({ length: SESSIONS }, (_, i) => `agent:${seat(i)}=${token(i)}`).join(',');
+    const gw = spawn(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--listen', '127.0.0.1:0', '--upstream', `bench=${upUrl}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, PLANGATE_TOKENS: tokens },
+    });
+    children.push(gw);
+    const gwUrl = (await readLine(gw, 'stderr', /serving (http:\S+) /))[1] as string;
+    const directHttp = await httpClient(upUrl);
+    const gatedHttp = await httpClient(gwUrl, token(0));
+    clients.push(directHttp, gatedHttp);
+    const http = await interleave(CALLS, WARMUP, ROUNDS, { direct: (i) => echo(directHttp, i), gateway: (i) => echo(gatedHttp, i) });
+
+    log(`mcp: throughput, ${SESSIONS} concurrent sessions, ${THROUGHPUT_MS / 1000} s each`);
+    const directMany = await Promise.all(Array.from({ length: SESSIONS }, () => httpClient(upUrl)));
+    const gatedMany = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => httpClient(gwUrl, token(i))));
+    clients.push(...directMany, ...gatedMany);
+    await throughput(gatedMany, 1000);
+    const gatewayTp = await throughput(gatedMany, THROUGHPUT_MS);
+    await throughput(directMany, 1000);
+    const directTp = await throughput(directMany, THROUGHPUT_MS);
+
+    const s = { stdioDirect: summarize(stdio.direct), stdioGateway: summarize(stdio.gateway), httpDirect: summarize(http.direct), httpGateway: summarize(http.gateway) };
+    const results = {
+      at: new Date().toISOString(),
+      machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, load: os.loadavg().map((x) => round(x)) },
+      calls: CALLS,
+      latency: s,
+      addedLatency: { stdio: added(s.stdioDirect, s.stdioGateway), http: added(s.httpDirect, s.httpGateway) },
+      throughput: { gateway: gatewayTp, direct: directTp },
+      targets: {
+        'stdio added p99 ≤ 1 ms': (s.stdioGateway.p99 - s.stdioDirect.p99) <= 1000,
+        'http added p99 ≤ 1 ms': (s.httpGateway.p99 - s.httpDirect.p99) <= 1000,
+      },
+    };
+    const outDir = new URL('./results/', import.meta.url);
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(new URL('mcp.json', outDir), `${JSON.stringify(results, null, 2)}\n`);
+    return results;
+  } finally {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    for (const c of children) c.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function formatMcpBench(r: Awaited<ReturnType<typeof runMcpBench>>): string {
+  const row = (name: string, x: Summary) => `${name.padEnd(34)}${String(x.n).padStart(7)}${String(x.p50).padStart(10)}${String(x.p90).padStart(10)}${String(x.p99).padStart(10)}${String(x.mean).padStart(10)}${String(Number.isNaN(x.cpuPct) ? '' : x.cpuPct).padStart(6)}`;
+  const tp = (name: string, t: typeof r.throughput.gateway) => `${name.padEnd(34)}${String(t.sessions).padStart(4)} sessions ${String(t.calls).padStart(8)} calls ${String(t.callsPerSec).padStart(8)} calls/s  p50 ${t.p50Us} µs  p99 ${t.p99Us} µs`;
+  return [
+    '',
+    `MCP gateway (µs; ${r.calls} calls each, interleaved)        n       p50       p90       p99      mean  cpu%`,
+    row('stdio, direct', r.latency.stdioDirect),
+    row('stdio, through plangate mcp', r.latency.stdioGateway),
+    row('Streamable HTTP, direct', r.latency.httpDirect),
+    row('Streamable HTTP, through the gateway', r.latency.httpGateway),
+    `added: stdio p50 ${r.addedLatency.stdio.p50Us} µs, p99 ${r.addedLatency.stdio.p99Us} µs; HTTP p50 ${r.addedLatency.http.p50Us} µs, p99 ${r.addedLatency.http.p99Us} µs`,
+    tp('throughput, gateway', r.throughput.gateway),
+    tp('throughput, upstream directly', r.throughput.direct),
+    ...Object.entries(r.targets).map(([k, v]) => `  ${v ? 'MET    ' : 'NOT MET'}  ${k}`),
+    'written: bench/results/mcp.json',
+    '',
+  ].join('\n');
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() as string)) {
+  const log: Log = (t) => void process.stderr.write(`${t}\n`);
+  process.stdout.write(formatMcpBench(await runMcpBench({ log })));
+}

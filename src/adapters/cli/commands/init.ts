@@ -1,0 +1,47 @@
+/**
+ * `plangate init --from-mcp [--out FILE] [--namespace NAME] -- COMMAND…`:
+ * writes a commented starter rule file from an MCP server's tool list.
+ */
+import { writeFile } from 'node:fs/promises';
+import { Option, type Command } from 'commander';
+import { ErrorCode, PlangateError } from '../../../core/errors.js';
+import { listUpstreamTools, starterRules } from '../../mcp/init.js';
+import { checkUpstreamName } from '../../mcp/names.js';
+import { EXIT } from '../exit.js';
+import type { CommandContext } from '../main.js';
+
+export function registerInit(program: Command, { io, wrap }: CommandContext): void {
+  program
+    .command('init')
+    .description('write a starter rule file; --from-mcp -- COMMAND… classifies the tools an MCP server lists')
+    .argument('[command...]', 'the MCP server to start over stdio, after --')
+    .addOption(new Option('--from-mcp', 'list the tools of the MCP server given after --').makeOptionMandatory())
+    .addOption(new Option('--out <file>', 'write the rule file here (refused if it exists); default: stdout'))
+    .addOption(new Option('--namespace <name>', 'prefix tool names as NAME__tool, as plangate mcp does with several upstreams'))
+    .action(wrap(async (command: string[], opts: { out?: string; namespace?: string }) => {
+      if (command.length === 0) throw new PlangateError(ErrorCode.InvalidInput, 'plangate init --from-mcp needs the server command after --');
+      if (opts.namespace !== undefined) checkUpstreamName(opts.namespace);
+      let listed;
+      try {
+        listed = await listUpstreamTools(command);
+      } catch (error) {
+        throw new PlangateError(ErrorCode.InvalidInput, `could not list the tools of ${command.join(' ')}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const text = starterRules(listed.tools, listed.server, {
+        ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+        source: `plangate init --from-mcp -- ${command.join(' ')}`,
+      });
+      if (opts.out === undefined) {
+        io.out(text.trimEnd());
+      } else {
+        try {
+          await writeFile(opts.out, text, { flag: 'wx' });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new PlangateError(ErrorCode.InvalidInput, `${opts.out} exists; plangate init never overwrites a rule file`);
+          throw error;
+        }
+        io.err(`plangate: wrote ${opts.out}: ${listed.tools.length} tools; review it, then plangate check`);
+      }
+      return EXIT.ok;
+    }));
+}

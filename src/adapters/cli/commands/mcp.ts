@@ -1,0 +1,113 @@
+/**
+ * `plangate mcp`: the MCP gateway. Fronts the upstream MCP servers (a
+ * command after `--`, `--upstream URL`, `--upstreams FILE`) and serves one
+ * client over stdio (the seat is `--agent`) or many over Streamable HTTP
+ * (`--listen HOST:PORT`, the seat from each bearer token). Runs until the
+ * stdio client goes away, or SIGTERM/SIGINT.
+ */
+import { Option, type Command } from 'commander';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, PlangateError } from '../../../core/errors.js';
+import { isValidId } from '../../../core/threads.js';
+import { loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
+import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
+import { createMcpGateway } from '../../mcp/gateway.js';
+import { listenMcp, listenStatus } from '../../mcp/http.js';
+import { EXIT } from '../exit.js';
+import type { CommandContext } from '../main.js';
+import { collect, openFromOptions } from '../shared.js';
+
+interface McpOptions {
+  agent?: string;
+  run?: string;
+  name?: string;
+  upstream: string[];
+  upstreams?: string;
+  listen?: string;
+  tokens?: string;
+  readRoot: string[];
+  statusListen?: string;
+}
+
+function hostPort(value: string, option = '--listen'): { host: string; port: number } {
+  const m = /^(.*):(\d{1,5})$/.exec(value);
+  if (!m || Number(m[2]) > 65535) throw new PlangateError(ErrorCode.InvalidInput, `${option} takes HOST:PORT (got "${value}")`);
+  return { host: (m[1] as string).replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(m[2]) };
+}
+
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (s: NodeJS.Signals): void => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(s);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+export function registerMcp(program: Command, { io, wrap }: CommandContext): void {
+  program
+    .command('mcp')
+    .description('the MCP gateway: every tool call of an MCP client is decided before it reaches the upstream servers')
+    .argument('[command...]', 'an upstream MCP server over stdio, after --: plangate mcp --agent SEAT -- COMMAND ARGS…')
+    .addOption(new Option('--agent <seat>', 'the seat of the stdio client (every call acts as it)'))
+    .addOption(new Option('--run <id>', 'the run the stdio client works in, as started by whoever launches it'))
+    .addOption(new Option('--name <name>', 'the name of the upstream given after -- (default "upstream")'))
+    .addOption(new Option('--upstream <[name=]url>', 'a Streamable HTTP upstream (repeatable)').argParser(collect).default([]))
+    .addOption(new Option('--upstreams <file>', 'a JSON file naming several upstreams: { "upstreams": { NAME: { "command", "args" } | { "url" } } }'))
+    .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
+    .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
+    .addOption(new Option('--status-listen <host:port>', 'with a stdio client: serve /health and /metrics here'))
+    .addOption(new Option('--tokens <file>', 'bearer tokens file: agents for --listen, operators and policy for the details of /health (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
+    .action(wrap(async (command: string[], opts: McpOptions, cmd: Command) => {
+      if (!opts.listen && (opts.agent === undefined || !isValidId(opts.agent))) {
+        throw new PlangateError(ErrorCode.InvalidInput, 'plangate mcp over stdio needs --agent SEAT: the seat every call acts as (never taken from a tool argument)');
+      }
+      if (opts.listen && (opts.agent !== undefined || opts.run !== undefined)) {
+        throw new PlangateError(ErrorCode.InvalidInput, '--agent and --run are for a stdio client; over --listen the seat comes from each bearer token and the run from the call');
+      }
+      const upstreams = await upstreamsFrom({
+        command,
+        ...(opts.name !== undefined ? { name: opts.name } : {}),
+        urls: opts.upstream,
+        ...(opts.upstreams !== undefined ? { file: opts.upstreams } : {}),
+      });
+      const tokens = opts.listen || opts.tokens || io.env[TOKENS_ENV] ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env }) : undefined;
+      const roots = opts.readRoot.length ? opts.readRoot : readRootsOf(upstreams);
+      const pg = await openFromOptions(cmd, io, { watch: true, ...(roots.length ? { readRoots: roots } : {}) });
+      const gateway = createMcpGateway({ plangate: pg, upstreams });
+      try {
+        if (opts.listen && tokens) {
+          const listener = await listenMcp(gateway, { ...hostPort(opts.listen), tokens, log: (t) => io.err(t) });
+          io.err(`plangate mcp: serving ${listener.url} in front of ${upstreams.map((u) => u.name).join(', ')}; ${tokens.size} token(s)`);
+          const signal = await untilSignal();
+          io.err(`plangate mcp: ${signal}: stopping`);
+          await listener.close();
+        } else {
+          const status = opts.statusListen ? await listenStatus(gateway, { ...hostPort(opts.statusListen, '--status-listen'), ...(tokens ? { tokens } : {}), log: (t) => io.err(t) }) : undefined;
+          if (status) io.err(`plangate mcp: /health and /metrics at ${status.url}`);
+          const session = gateway.open({ seat: opts.agent as string, ...(opts.run !== undefined ? { runId: opts.run } : {}) });
+          const transport = new StdioServerTransport();
+          const ended = new Promise<string>((resolve) => {
+            const onclose = session.server.onclose;
+            session.server.onclose = () => {
+              onclose?.();
+              resolve('the client closed the connection');
+            };
+            process.stdin.once('end', () => resolve('the client closed stdin'));
+            void untilSignal().then((s) => resolve(s));
+          });
+          await session.connect(transport);
+          io.err(`plangate mcp: ${opts.agent} over stdio, in front of ${upstreams.map((u) => u.name).join(', ')}`);
+          io.err(`plangate mcp: stopping: ${await ended}`);
+          await status?.close();
+        }
+      } finally {
+        await gateway.close();
+        await pg.close();
+      }
+      return EXIT.ok;
+    }));
+}

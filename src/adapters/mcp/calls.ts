@@ -1,0 +1,246 @@
+/**
+ * The gated entry points of a session: `tools/call`, `resources/read` and
+ * `prompts/get` are decided by the gate before anything goes upstream. A
+ * refused tool call is a tool result (`isError`, the instruction as text);
+ * a refused read of a resource or a prompt, which have no such result, is a
+ * JSON-RPC error with the same text and detail. The upstream never sees a
+ * refused call.
+ */
+import { fileURLToPath } from 'node:url';
+import {
+  ErrorCode as RpcCode,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type GetPromptRequest,
+  type ReadResourceRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, PlangateError } from '../../core/errors.js';
+import type { Call, Decision, ToolHints } from '../../core/types.js';
+import type { Gate } from '../../gate/gate.js';
+import { argsForPolicy } from '../../gate/args.js';
+import { RUN_META_KEY, SAY_TOOL } from './names.js';
+import { say, submitPlan, type OwnToolDeps } from './own-tools.js';
+import { errorResult, refusalResult } from './results.js';
+import type { Extra, GatewaySession } from './session.js';
+import { UpstreamDownError, type UpstreamLink } from './upstream.js';
+
+/** How a tool call ended, for the per-tool counters. */
+export type CallOutcome = 'allowed' | 'refused' | 'fail_open' | 'upstream_down' | 'own';
+
+/** What the gated entry points need. */
+export interface CallDeps extends OwnToolDeps {
+  gate: Pick<Gate, 'decide' | 'say' | 'holds'>;
+  /** The seat's reviewer channel, as the rules in force name it. */
+  channelFor(agent: string): Promise<string>;
+  /** Counts each call by the tool's exposed name. */
+  count?(tool: string, outcome: CallOutcome): void;
+  /** How long a forwarded request may go without an answer or progress (ms). */
+  timeoutMs?: number;
+}
+
+/** The policy's names for the entry points that are not tools. */
+export const RESOURCE_READ = 'resources/read';
+export const PROMPT_GET = 'prompts/get';
+
+/** The JSON-RPC error code of a refused `resources/read` or `prompts/get` (in the range left to servers). */
+export const REFUSED_RPC_CODE = -32030;
+
+/** Default time a forwarded request may go without an answer or progress. */
+export const DEFAULT_TIMEOUT_MS = 300_000;
+
+/** Reads of resources and prompts have no side effect: the gateway says so to the policy. */
+const READ_ONLY: ToolHints = { readOnlyHint: true };
+
+type Meta = Record<string, unknown> | undefined;
+
+/**
+ * The run a call belongs to: the one bound to the session, else the one the
+ * client names in `_meta["plangate/runId"]`. Naming another run than the
+ * bound one is refused.
+ */
+function runOf(session: GatewaySession, meta: Meta): { runId?: string } | { mismatch: string } {
+  const claimed = meta?.[RUN_META_KEY];
+  if (claimed !== undefined && (typeof claimed !== 'string' || claimed === '' || claimed.length > 128)) {
+    throw new McpError(RpcCode.InvalidParams, `_meta["${RUN_META_KEY}"] must be a run id: a string of 1 to 128 characters`);
+  }
+  const bound = session.options.runId;
+  if (bound !== undefined && claimed !== undefined && claimed !== bound) {
+    return { mismatch: `this session belongs to run ${bound}; a call cannot name run ${claimed}. Leave _meta["${RUN_META_KEY}"] out or name ${bound}.` };
+  }
+  const runId = bound ?? claimed;
+  return runId !== undefined ? { runId } : {};
+}
+
+/** `_meta` as it goes upstream: without plangate's key or the client's progress token (the SDK sets its own). */
+function forwardedMeta(meta: Meta): Meta {
+  if (!meta) return undefined;
+  const { [RUN_META_KEY]: _run, progressToken: _token, ...rest } = meta;
+  return Object.keys(rest).length ? rest : undefined;
+}
+
+/** The hints of an upstream tool, as the policy reads them. */
+function hintsOf(tool: Tool): ToolHints {
+  const a = tool.annotations ?? {};
+  const out: ToolHints = {};
+  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+    if (typeof a[key] === 'boolean') out[key] = a[key];
+  }
+  return out;
+}
+
+/** The arguments as the policy is shown them, naming those left out for their size. */
+function shown(args: Record<string, unknown>): Pick<Call, 'args' | 'omittedArgs'> {
+  let policy;
+  try {
+    policy = argsForPolicy(args);
+  } catch (error) {
+    if (error instanceof PlangateError) throw new McpError(RpcCode.InvalidParams, error.message);
+    throw error;
+  }
+  return { args: policy.args, ...(policy.omitted.length ? { omittedArgs: policy.omitted } : {}) };
+}
+
+async function decide(deps: CallDeps, call: Call): Promise<Decision> {
+  try {
+    return await deps.gate.decide(call);
+  } catch (error) {
+    if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw new McpError(RpcCode.InvalidParams, error.message);
+    throw error;
+  }
+}
+
+function downResult(name: string, error: UpstreamDownError): CallToolResult {
+  return errorResult(`${name} is not available: ${error.message}. plangate keeps serving the other tools and reconnects by itself; retry in a moment.`, {
+    check: 'upstream', code: `upstream_down:${error.upstream}`, reason: 'upstream_down',
+  });
+}
+
+/**
+ * `tools/call`: plangate's own tools are answered here; an upstream tool is
+ * decided (with its annotations and the policy's view of its arguments)
+ * and forwarded only when allowed, with progress and cancellation relayed.
+ */
+export async function callTool(session: GatewaySession, deps: CallDeps, params: CallToolRequest['params'], extra: Extra): Promise<CallToolResult> {
+  const args = (params.arguments ?? {}) as Record<string, unknown>;
+  const run = runOf(session, params._meta as Meta);
+  if ('mismatch' in run) return errorResult(run.mismatch, { check: 'run', code: 'run_mismatch', reason: 'run_mismatch' });
+  const { runId } = run;
+  if (params.name === SAY_TOOL) {
+    deps.count?.(params.name, 'own');
+    return say(deps, session.seat, args, runId);
+  }
+  // An upstream tool is decided at once; the policy says if it is the seat's reviewer channel (then it is never forwarded).
+  let route = session.routes.get(params.name);
+  if (!route) {
+    if (params.name === await deps.channelFor(session.seat)) {
+      deps.count?.(params.name, 'own');
+      return submitPlan(deps, session.seat, args, runId);
+    }
+    route = await session.route(params.name);
+  }
+  if (!route) throw new McpError(RpcCode.InvalidParams, `Tool ${params.name} not found`);
+  const decision = await decide(deps, {
+    agent: session.seat,
+    tool: params.name,
+    ...(runId !== undefined ? { runId } : {}),
+    ...shown(args),
+    annotations: hintsOf(route.tool),
+  });
+  if (!decision.allowed) {
+    deps.count?.(params.name, 'refused');
+    return refusalResult(decision);
+  }
+  if (decision.checks?.planningHold.channelCall) {
+    deps.count?.(params.name, 'own');
+    return submitPlan(deps, session.seat, args, runId);
+  }
+  const meta = forwardedMeta(params._meta as Meta);
+  const request = { method: 'tools/call', params: { name: route.tool.name, arguments: args, ...(meta ? { _meta: meta } : {}) } };
+  try {
+    const result = await forward(session, route.link, request, extra, deps) as CallToolResult;
+    deps.count?.(params.name, decision.failOpen ? 'fail_open' : 'allowed');
+    return result;
+  } catch (error) {
+    if (!(error instanceof UpstreamDownError)) throw error;
+    deps.count?.(params.name, 'upstream_down');
+    return downResult(params.name, error);
+  }
+}
+
+/** Sends a request upstream as part of the client's request: progress comes back, a cancellation goes on. */
+function forward(session: GatewaySession, link: UpstreamLink, request: { method: string; params: Record<string, unknown> }, extra: Extra, deps: CallDeps) {
+  const token = extra._meta?.progressToken;
+  return session.within(link, extra, () => link.request(request, {
+    signal: extra.signal,
+    timeout: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    resetTimeoutOnProgress: true,
+    ...(token !== undefined
+      ? { onprogress: (p) => void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => {}) }
+      : {}),
+  }));
+}
+
+function refusedError(decision: Decision): McpError {
+  const r = refusalResult(decision);
+  return new McpError(REFUSED_RPC_CODE, (r.content[0] as { text: string }).text, r.structuredContent);
+}
+
+async function forwardOrDown(session: GatewaySession, link: UpstreamLink, request: { method: string; params: Record<string, unknown> }, extra: Extra, deps: CallDeps) {
+  try {
+    return await forward(session, link, request, extra, deps);
+  } catch (error) {
+    if (error instanceof UpstreamDownError) throw new McpError(RpcCode.InternalError, error.message, { check: 'upstream', code: `upstream_down:${error.upstream}` });
+    throw error;
+  }
+}
+
+/** `resources/read` is a read: decided (the read guard applies to a `file:` URI) before it goes upstream. */
+export async function readResource(session: GatewaySession, deps: CallDeps, params: ReadResourceRequest['params'], extra: Extra) {
+  await session.start();
+  const run = runOf(session, params._meta as Meta);
+  if ('mismatch' in run) throw new McpError(RpcCode.InvalidParams, run.mismatch);
+  let path: string | undefined;
+  if (params.uri.startsWith('file:')) {
+    try {
+      path = fileURLToPath(params.uri);
+    } catch {
+      throw new McpError(RpcCode.InvalidParams, `not a file URI plangate can read: ${params.uri}`);
+    }
+  }
+  const decision = await decide(deps, {
+    agent: session.seat,
+    tool: RESOURCE_READ,
+    ...(run.runId !== undefined ? { runId: run.runId } : {}),
+    ...shown({ uri: params.uri, ...(path !== undefined ? { path } : {}) }),
+    annotations: READ_ONLY,
+  });
+  if (!decision.allowed) throw refusedError(decision);
+  const link = session.resourceLinks.get(params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources);
+  if (!link) throw new McpError(-32002, `Resource not found: ${params.uri}`);
+  const meta = forwardedMeta(params._meta as Meta);
+  return await forwardOrDown(session, link, { method: 'resources/read', params: { uri: params.uri, ...(meta ? { _meta: meta } : {}) } }, extra, deps) as never;
+}
+
+/** `prompts/get` is a read too: refused only by a planning hold (a held seat may use whitelisted prompts). */
+export async function getPrompt(session: GatewaySession, deps: CallDeps, params: GetPromptRequest['params'], extra: Extra) {
+  await session.start();
+  const run = runOf(session, params._meta as Meta);
+  if ('mismatch' in run) throw new McpError(RpcCode.InvalidParams, run.mismatch);
+  // Prompts listed earlier are routed by name; with one upstream, any name goes to it.
+  const route = session.promptRoutes.get(params.name)
+    ?? (!session.namespaced && session.links[0] ? { link: session.links[0], name: params.name } : undefined);
+  if (!route) throw new McpError(RpcCode.InvalidParams, `Prompt ${params.name} not found (list the prompts first)`);
+  const decision = await decide(deps, {
+    agent: session.seat,
+    tool: PROMPT_GET,
+    ...(run.runId !== undefined ? { runId: run.runId } : {}),
+    ...shown({ name: params.name }),
+    annotations: READ_ONLY,
+  });
+  if (!decision.allowed) throw refusedError(decision);
+  const meta = forwardedMeta(params._meta as Meta);
+  const request = { method: 'prompts/get', params: { name: route.name, ...(params.arguments ? { arguments: params.arguments } : {}), ...(meta ? { _meta: meta } : {}) } };
+  return await forwardOrDown(session, route.link, request, extra, deps) as never;
+}

@@ -1,0 +1,170 @@
+/**
+ * The MCP gateway: plangate in front of one or more upstream MCP servers.
+ * It opens one session per client (stdio: one; Streamable HTTP: one per MCP
+ * session), each with its own upstream connections, and reports health and
+ * metrics across them.
+ */
+import { Counter, Gauge } from 'prom-client';
+import { threadsToFetch } from '../../core/threads.js';
+import type { Gate } from '../../gate/gate.js';
+import type { Plangate } from '../../main/open.js';
+import { createMetrics, type Metrics } from '../http/metrics.js';
+import type { CallOutcome } from './calls.js';
+import { checkUpstreamName, DEFAULT_REVIEWER_CHANNEL } from './names.js';
+import { GatewaySession } from './session.js';
+import type { Backoff, UpstreamSpec } from './upstream.js';
+
+export interface GatewayOptions {
+  /** The decision point; its store and engine give the seat's threads and reviewer channel. */
+  plangate: Pick<Plangate, 'store' | 'engine' | 'status'> & { gate: Pick<Gate, 'decide' | 'say' | 'holds'> };
+  upstreams: readonly UpstreamSpec[];
+  reconnect?: Backoff;
+  /** How long a forwarded request may go without an answer or progress (ms). */
+  timeoutMs?: number;
+  /** Also collect process metrics (default true). */
+  processMetrics?: boolean;
+}
+
+/** One upstream's state across the open sessions. */
+export interface UpstreamHealth {
+  name: string;
+  transport: 'stdio' | 'http';
+  target: string;
+  /** `up` when every session's link is up, `down` when any is down, `idle` with no session open. */
+  state: 'up' | 'down' | 'connecting' | 'idle';
+  up: number;
+  down: number;
+  restarts: number;
+  tools: number;
+  lastError?: string;
+}
+
+export interface GatewayHealth {
+  status: 'ok' | 'degraded';
+  reasons: string[];
+  sessions: number;
+  upstreams: UpstreamHealth[];
+  enforcing: boolean;
+}
+
+export interface McpGateway {
+  /** A new session for one client, acting as `seat`. Connect it to a transport. */
+  open(session: { seat: string; runId?: string }): GatewaySession;
+  readonly sessions: ReadonlySet<GatewaySession>;
+  health(): GatewayHealth;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a gateway over upstreams.
+ *
+ * @example
+ * const gw = createMcpGateway({ plangate: pg, upstreams: [{ name: 'fs', kind: 'stdio', command: 'mcp-server-filesystem', args: [dir] }] });
+ * await gw.open({ seat: '0xWORKER' }).connect(new StdioServerTransport());
+ */
+export function createMcpGateway(options: GatewayOptions): McpGateway {
+  const names = new Set<string>();
+  for (const u of options.upstreams) {
+    checkUpstreamName(u.name);
+    if (names.has(u.name)) throw new Error(`upstream name "${u.name}" is used twice`);
+    names.add(u.name);
+  }
+  if (options.upstreams.length === 0) throw new Error('the gateway needs at least one upstream');
+  const pg = options.plangate;
+  const sessions = new Set<GatewaySession>();
+  const metrics = createMetrics({ status: () => pg.status(), processMetrics: options.processMetrics ?? true });
+  const calls = new Counter({
+    name: 'plangate_mcp_tool_calls_total',
+    help: 'MCP tool calls by exposed tool name and outcome (allowed, refused, fail_open, upstream_down, own).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [metrics.registry],
+  });
+  new Gauge({
+    name: 'plangate_mcp_upstream_up',
+    help: '1 when every open session reaches the upstream, 0 when one does not.',
+    labelNames: ['upstream'] as const,
+    registers: [metrics.registry],
+    collect() {
+      for (const u of health().upstreams) this.set({ upstream: u.name }, u.state === 'down' ? 0 : 1);
+    },
+  });
+  new Gauge({
+    name: 'plangate_mcp_sessions',
+    help: 'Open MCP client sessions.',
+    registers: [metrics.registry],
+    collect() {
+      this.set(sessions.size);
+    },
+  });
+
+  const deps = {
+    gate: pg.gate,
+    async threadsFor(agent: string) {
+      return threadsToFetch(await pg.store.lineage(agent));
+    },
+    async channelFor(agent: string) {
+      const engine = pg.engine;
+      if (!engine) return DEFAULT_REVIEWER_CHANNEL;
+      return engine.planning(await pg.store.lineage(agent)).reviewerChannel.value;
+    },
+    count(tool: string, outcome: CallOutcome) {
+      calls.inc({ tool, outcome });
+    },
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
+
+  function health(): GatewayHealth {
+    const upstreams = options.upstreams.map((spec): UpstreamHealth => {
+      const links = [...sessions].flatMap((s) => s.links.filter((l) => l.spec.name === spec.name));
+      const up = links.filter((l) => l.state === 'up').length;
+      const down = links.filter((l) => l.state === 'down').length;
+      const last = links.find((l) => l.state === 'down') ?? links[0];
+      return {
+        name: spec.name,
+        transport: spec.kind,
+        target: spec.kind === 'stdio' ? [spec.command, ...spec.args].join(' ') : spec.url,
+        state: links.length === 0 ? 'idle' : down > 0 ? 'down' : up === links.length ? 'up' : 'connecting',
+        up,
+        down,
+        restarts: links.reduce((n, l) => n + l.restarts, 0),
+        tools: last?.tools.length ?? 0,
+        ...(last?.lastError !== undefined ? { lastError: last.lastError } : {}),
+      };
+    });
+    const status = pg.status();
+    const reasons = [
+      ...upstreams.filter((u) => u.state === 'down').map((u) => `upstream ${u.name} is down: ${u.lastError ?? 'unknown'}`),
+      ...(status.enforcing ? [] : [`plan-required is NOT enforced: ${status.failOpen?.reason ?? 'failing open'}`]),
+      ...(status.lastReloadError ? [`the last reload failed: ${status.lastReloadError.message}`] : []),
+    ];
+    return { status: reasons.length ? 'degraded' : 'ok', reasons, sessions: sessions.size, upstreams, enforcing: status.enforcing };
+  }
+
+  return {
+    sessions,
+    metrics,
+    health,
+    open({ seat, runId }) {
+      const session: GatewaySession = new GatewaySession({
+        seat,
+        ...(runId !== undefined ? { runId } : {}),
+        upstreams: options.upstreams,
+        deps,
+        ...(options.reconnect ? { reconnect: options.reconnect } : {}),
+      });
+      sessions.add(session);
+      const close = session.server.onclose;
+      session.server.onclose = () => {
+        close?.();
+        sessions.delete(session);
+        void session.close();
+      };
+      return session;
+    },
+    async close() {
+      await Promise.all([...sessions].map((s) => s.close()));
+      sessions.clear();
+    },
+  };
+}

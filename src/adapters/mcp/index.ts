@@ -1,0 +1,9 @@
+/** The MCP gateway as a library (`plangate/mcp`). */
+export { createMcpGateway, type GatewayHealth, type GatewayOptions, type McpGateway, type UpstreamHealth } from './gateway.js';
+export { listenMcp, listenStatus, MCP_BODY_LIMIT, MCP_SESSION_IDLE_MS, type McpListener, type McpListenOptions } from './http.js';
+export { parseUpstreamsFile, readRootsOf, upstreamsFrom, type UpstreamArgs } from './config.js';
+export { GatewaySession, type SessionOptions } from './session.js';
+export { RECONNECT, UpstreamDownError, type Backoff, type UpstreamSpec } from './upstream.js';
+export { DEFAULT_REVIEWER_CHANNEL, NAMESPACE_SEPARATOR, RUN_META_KEY, SAY_TOOL } from './names.js';
+export { PROMPT_GET, REFUSED_RPC_CODE, RESOURCE_READ } from './calls.js';
+export { listUpstreamTools, starterRules } from './init.js';

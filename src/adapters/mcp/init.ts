@@ -1,0 +1,95 @@
+/**
+ * `plangate init --from-mcp`: a starter rule file from an upstream's tool
+ * list. Each tool goes under read or effect as its MCP annotations suggest
+ * (the same advisory default the policy applies), with its description as
+ * a comment, so a rule author reviews one line per tool and moves the ones
+ * that spend money to `spend`.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { NAMESPACE_SEPARATOR } from './names.js';
+
+/** Tool names a rule file can hold (the rules schema's toolName). */
+const RULE_TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:/@-]{0,255}$/;
+
+/** Longest description kept in a comment. */
+const DESCRIPTION_CHARS = 160;
+
+/** The class the annotations suggest: destructive → effect, read-only → read, else effect. */
+export function suggestedClass(tool: Tool): 'read' | 'effect' {
+  const a = tool.annotations ?? {};
+  if (a.destructiveHint === true) return 'effect';
+  return a.readOnlyHint === true ? 'read' : 'effect';
+}
+
+function comment(tool: Tool): string {
+  const text = (tool.description ?? tool.title ?? '').replace(/\s+/g, ' ').trim();
+  const short = text.length > DESCRIPTION_CHARS ? `${text.slice(0, DESCRIPTION_CHARS - 1)}…` : text;
+  const a = tool.annotations ?? {};
+  const hints = (['readOnlyHint', 'destructiveHint'] as const).filter((k) => typeof a[k] === 'boolean').map((k) => `${k}: ${a[k]}`);
+  return `${short || '(no description)'}${hints.length ? ` [${hints.join(', ')}]` : ''}`;
+}
+
+/**
+ * The text of a starter rule file for `tools` (names prefixed `NAME__` when `namespace` is given).
+ *
+ * @example
+ * starterRules([{ name: 'write_file', inputSchema: { type: 'object' } }], { name: 'fs', version: '1' })
+ */
+export function starterRules(tools: readonly Tool[], server: Implementation | undefined, options: { namespace?: string; source?: string } = {}): string {
+  const name = (t: Tool) => (options.namespace ? `${options.namespace}${NAMESPACE_SEPARATOR}${t.name}` : t.name);
+  const usable = tools.filter((t) => RULE_TOOL_NAME.test(name(t)));
+  const skipped = tools.filter((t) => !RULE_TOOL_NAME.test(name(t)));
+  const section = (cls: 'read' | 'effect') => {
+    const list = usable.filter((t) => suggestedClass(t) === cls).sort((a, b) => name(a).localeCompare(name(b)));
+    if (list.length === 0) return [`  ${cls}: []`];
+    return [`  ${cls}:`, ...list.flatMap((t) => [`    # ${comment(t)}`, `    - ${name(t)}`])];
+  };
+  const who = server ? `${server.name} ${server.version}` : 'the upstream';
+  return [
+    '# yaml-language-server: $schema=https://plangate.dev/schemas/rules.schema.json',
+    '#',
+    `# How the tools of ${who} are classified${options.source ? ` (${options.source})` : ''}.`,
+    '# Written by plangate init --from-mcp from the tools\' MCP annotations: read-only tools',
+    '# under read, destructive or unannotated ones under effect. Review every entry: the',
+    '# annotations are the server\'s own claim. Move a tool that spends or commits money to',
+    '# spend. Reads are never gated; effects need a plan in side_effects mode; spends in',
+    '# spends_only and side_effects.',
+    ...skipped.map((t) => `# Left out (its name cannot be written in a rule): ${JSON.stringify(t.name)}`),
+    '',
+    '# planRequired:',
+    '#   workspace: { mode: side_effects, windowMin: 30 }',
+    '',
+    'tools:',
+    ...section('read'),
+    ...section('effect'),
+    '  spend: []',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Starts `command` as an MCP server over stdio and reads its tools (every page).
+ *
+ * @example
+ * const { tools, server } = await listUpstreamTools(['mcp-server-filesystem', '/srv']);
+ */
+export async function listUpstreamTools(command: readonly string[]): Promise<{ tools: Tool[]; server: Implementation | undefined }> {
+  const [cmd, ...args] = command as [string, ...string[]];
+  const client = new Client({ name: 'plangate-init', version: '0.1.0' });
+  await client.connect(new StdioClientTransport({ command: cmd, args, stderr: 'ignore' }));
+  try {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const r = await client.listTools(cursor !== undefined ? { cursor } : undefined);
+      tools.push(...r.tools);
+      cursor = r.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return { tools, server: client.getServerVersion() };
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Names the gateway gives: upstream names, the tool names a client sees
+ * (namespaced when there are several upstreams), plangate's own tools, and
+ * the `_meta` key that names a call's run.
+ */
+import { ErrorCode, PlangateError } from '../../core/errors.js';
+
+/** Between an upstream's name and its tool's name when there are several upstreams: `fs__write_file`. */
+export const NAMESPACE_SEPARATOR = '__';
+
+/** An upstream's name: letters, digits and `-`, so the separator cannot occur in it. */
+export const UPSTREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9-]{0,31}$/;
+
+/** plangate's tool that posts a message (a plan unless `kind` says otherwise). */
+export const SAY_TOOL = 'plangate_say';
+
+/** The reviewer channel's name when the rules name none (the policy's built-in value). */
+export const DEFAULT_REVIEWER_CHANNEL = 'plangate_submit_plan';
+
+/** The `_meta` key of a `tools/call` that names the run the call belongs to. */
+export const RUN_META_KEY = 'plangate/runId';
+
+/** Tool names every client accepts: letters, digits, `_` and `-`, at most 64. */
+export const PORTABLE_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Checks an upstream name, throwing a specific error.
+ *
+ * @example
+ * checkUpstreamName('fs') // 'fs'
+ */
+export function checkUpstreamName(name: string): string {
+  if (!UPSTREAM_NAME.test(name)) {
+    throw new PlangateError(ErrorCode.InvalidInput, `upstream name "${name}": use 1–32 letters, digits and "-" (it prefixes tool names as ${name}${NAMESPACE_SEPARATOR}<tool>)`);
+  }
+  return name;
+}
+
+/**
+ * The name a client sees for an upstream's tool.
+ *
+ * @example
+ * exposedName('fs', 'write_file', true) // 'fs__write_file'
+ * exposedName('fs', 'write_file', false) // 'write_file'
+ */
+export function exposedName(upstream: string, tool: string, namespaced: boolean): string {
+  return namespaced ? `${upstream}${NAMESPACE_SEPARATOR}${tool}` : tool;
+}

@@ -1,0 +1,88 @@
+/**
+ * What a session passes through to its upstreams without a decision: the
+ * resource, template and prompt lists (merged over the upstreams that are
+ * up, prompts namespaced like tools), subscriptions, the log level and
+ * completions.
+ */
+import {
+  CompleteRequestSchema,
+  ErrorCode as RpcCode,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { exposedName } from './names.js';
+import type { Extra, GatewaySession } from './session.js';
+import type { UpstreamLink } from './upstream.js';
+
+/**
+ * Registers the pass-through handlers on a session's server.
+ *
+ * @example
+ * registerPassThrough(session);
+ */
+export function registerPassThrough(session: GatewaySession): void {
+  const s = session.server;
+  s.setRequestHandler(ListResourcesRequestSchema, async (_req, extra) => {
+    const resources = await gatherList(session, 'resources/list', 'resources', 'resources', extra);
+    for (const { link, item } of resources) session.resourceLinks.set(String(item['uri']), link);
+    return { resources: resources.map((r) => r.item) } as never;
+  });
+  s.setRequestHandler(ListResourceTemplatesRequestSchema, async (_req, extra) => ({
+    resourceTemplates: (await gatherList(session, 'resources/templates/list', 'resources', 'resourceTemplates', extra)).map((r) => r.item),
+  }) as never);
+  s.setRequestHandler(ListPromptsRequestSchema, async (_req, extra) => {
+    const prompts = await gatherList(session, 'prompts/list', 'prompts', 'prompts', extra);
+    return {
+      prompts: prompts.map(({ link, item }) => {
+        const name = exposedName(link.spec.name, String(item['name']), session.namespaced);
+        session.promptRoutes.set(name, { link, name: String(item['name']) });
+        return { ...item, name };
+      }),
+    } as never;
+  });
+  for (const schema of [SubscribeRequestSchema, UnsubscribeRequestSchema]) {
+    s.setRequestHandler(schema, async (req, extra) => {
+      await session.start();
+      const link = session.resourceLinks.get(req.params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources?.subscribe);
+      if (!link) throw new McpError(RpcCode.InvalidParams, `no upstream serves ${req.params.uri}`);
+      return link.request({ method: req.method, params: req.params }, { signal: extra.signal }) as never;
+    });
+  }
+  s.setRequestHandler(SetLevelRequestSchema, async (req, extra) => {
+    await session.start();
+    await Promise.all(session.links.filter((l) => l.state === 'up' && l.serverCapabilities?.logging)
+      .map((l) => l.request({ method: req.method, params: req.params }, { signal: extra.signal }).catch(() => {})));
+    return {};
+  });
+  s.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
+    await session.start();
+    const ref = req.params.ref;
+    const prompt = ref.type === 'ref/prompt' ? session.promptRoutes.get(ref.name) : undefined;
+    const link = prompt?.link ?? session.links.find((l) => l.state === 'up' && l.serverCapabilities?.completions);
+    if (!link) return { completion: { values: [] } };
+    const params = prompt ? { ...req.params, ref: { ...ref, name: prompt.name } } : req.params;
+    return link.request({ method: req.method, params }, { signal: extra.signal }) as never;
+  });
+}
+
+/** Every page of a list from every link that is up and has the capability, in link order. */
+async function gatherList(session: GatewaySession, method: string, capability: 'resources' | 'prompts', key: string, extra: Extra) {
+  await session.start();
+  const out: Array<{ link: UpstreamLink; item: Record<string, unknown> }> = [];
+  for (const link of session.links) {
+    if (link.state !== 'up' || !link.serverCapabilities?.[capability]) continue;
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const r = await link.request({ method, params: cursor !== undefined ? { cursor } : {} }, { signal: extra.signal }) as Record<string, unknown>;
+      for (const item of (r[key] as Array<Record<string, unknown>> | undefined) ?? []) out.push({ link, item });
+      cursor = typeof r['nextCursor'] === 'string' ? r['nextCursor'] : undefined;
+      if (cursor === undefined) break;
+    }
+  }
+  return out;
+}

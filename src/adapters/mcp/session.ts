@@ -1,0 +1,209 @@
+/**
+ * One client session of the gateway: an SDK `Server` facing the client, and
+ * one `UpstreamLink` per upstream, opened when the client has initialized
+ * (so the upstreams are offered the sampling and elicitation support the
+ * client declared, and nothing more). Every entry point is gated here
+ * before anything goes upstream (see calls.ts); the rest is passed through.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  ResultSchema,
+  type ClientCapabilities,
+  type Notification,
+  type Request,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { callTool, getPrompt, readResource, type CallDeps } from './calls.js';
+import { registerPassThrough } from './passthrough.js';
+import { exposedName, SAY_TOOL } from './names.js';
+import { ownTools } from './own-tools.js';
+import { withNotForwarded } from './results.js';
+import { UpstreamLink, type Backoff, type UpstreamSpec } from './upstream.js';
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a session is told when it opens. */
+export interface SessionOptions {
+  /** The acting seat: from `--agent` (stdio) or the bearer token (HTTP), never from the client's messages. */
+  seat: string;
+  /** The run bound to the session by whoever started it (`--run`); a call's `_meta` may not name another. */
+  runId?: string;
+  upstreams: readonly UpstreamSpec[];
+  deps: CallDeps;
+  reconnect?: Backoff;
+  /** Called when a link goes up or down. */
+  onState?: () => void;
+}
+
+/** A tool as routed: which link offers it, under which upstream name. */
+export interface Route {
+  link: UpstreamLink;
+  tool: Tool;
+}
+
+/**
+ * A gateway session; `connect(transport)` serves one client.
+ *
+ * @example
+ * const session = new GatewaySession({ seat: '0xWORKER', upstreams, deps });
+ * await session.connect(new StdioServerTransport());
+ */
+export class GatewaySession {
+  readonly server: Server;
+  links: UpstreamLink[] = [];
+  /** Exposed tool name → route, rebuilt whenever a link's tools change. */
+  readonly routes = new Map<string, Route>();
+  /** Resource URI → the link that listed it. */
+  readonly resourceLinks = new Map<string, UpstreamLink>();
+  /** Exposed prompt name → link and upstream name. */
+  readonly promptRoutes = new Map<string, { link: UpstreamLink; name: string }>();
+  /** Client requests being served per link, to relate the link's sampling and elicitation requests to them. */
+  readonly inflight = new Map<UpstreamLink, Set<Extra>>();
+  private started: Promise<void> | undefined;
+  private listed = false;
+  private closed = false;
+
+  constructor(readonly options: SessionOptions) {
+    this.server = new Server(
+      { name: 'plangate', version: '0.1.0' },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { listChanged: true, subscribe: true },
+          prompts: { listChanged: true },
+          logging: {},
+          completions: {},
+        },
+        instructions: 'Tool calls pass through plangate. Before a side effect, post a plan with plangate_say; a refused call says why and what to do.',
+      },
+    );
+    this.server.oninitialized = () => void this.start();
+    this.register();
+  }
+
+  get seat(): string {
+    return this.options.seat;
+  }
+
+  get namespaced(): boolean {
+    return this.options.upstreams.length > 1;
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    await this.server.connect(transport);
+  }
+
+  /** Opens the upstream links once; every handler waits for the first attempt of each. */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      const cc: ClientCapabilities = this.server.getClientCapabilities() ?? {};
+      const caps: ClientCapabilities = {
+        ...(cc.sampling ? { sampling: cc.sampling } : {}),
+        ...(cc.elicitation ? { elicitation: cc.elicitation } : {}),
+      };
+      this.links = this.options.upstreams.map((spec) => new UpstreamLink(spec, caps, {
+        onToolsChanged: () => this.toolsChanged(),
+        onNotification: (n) => this.notify(n),
+        onRequest: (req, signal) => this.relay(link(spec.name), req, signal),
+        onState: () => this.options.onState?.(),
+      }, this.options.reconnect));
+      const link = (name: string) => this.links.find((l) => l.spec.name === name) as UpstreamLink;
+      await Promise.all(this.links.map((l) => l.start()));
+      this.rebuild();
+    })();
+    return this.started;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.links.map((l) => l.close()));
+    await this.server.close().catch(() => {});
+  }
+
+  /** The tool list the client sees: plangate's own tools, then every upstream's. */
+  async listTools(): Promise<Tool[]> {
+    await this.start();
+    this.listed = true;
+    const channel = await this.options.deps.channelFor(this.seat);
+    const own = ownTools(channel);
+    const upstream = [...this.routes.entries()]
+      .filter(([name]) => name !== SAY_TOOL && name !== channel)
+      .map(([name, { tool }]) => ({ ...tool, name, ...(tool.outputSchema ? { outputSchema: withNotForwarded(tool.outputSchema) } : {}) }));
+    return [...own, ...upstream];
+  }
+
+  /** Finds a tool by its exposed name, reading the tool lists again once if it is not known yet. */
+  async route(name: string): Promise<Route | undefined> {
+    await this.start();
+    if (!this.routes.has(name)) {
+      await Promise.all(this.links.filter((l) => l.state === 'up').map((l) => l.refreshTools().catch(() => {})));
+      this.rebuild();
+    }
+    return this.routes.get(name);
+  }
+
+  /** Runs `fn` as a client request being served by `link` (sampling and elicitation relate to it). */
+  async within<T>(link: UpstreamLink, extra: Extra, fn: () => Promise<T>): Promise<T> {
+    let set = this.inflight.get(link);
+    if (!set) this.inflight.set(link, (set = new Set()));
+    set.add(extra);
+    try {
+      return await fn();
+    } finally {
+      set.delete(extra);
+    }
+  }
+
+  private rebuild(): void {
+    this.routes.clear();
+    for (const link of this.links) {
+      for (const tool of link.tools) {
+        const name = exposedName(link.spec.name, tool.name, this.namespaced);
+        if (!this.routes.has(name)) this.routes.set(name, { link, tool });
+      }
+    }
+  }
+
+  private toolsChanged(): void {
+    this.rebuild();
+    if (this.listed && !this.closed) void this.server.sendToolListChanged().catch(() => {});
+  }
+
+  /** Passes a notification from an upstream to the client. */
+  private async notify(n: Notification): Promise<void> {
+    if (this.closed) return;
+    await this.server.notification(n as ServerNotification).catch(() => {});
+  }
+
+  /**
+   * Passes an upstream's request (sampling, elicitation) to the client: as
+   * part of the client's call to that upstream when exactly one is in flight,
+   * otherwise on the session's own stream.
+   */
+  private async relay(link: UpstreamLink, request: Request, signal: AbortSignal) {
+    const calls = [...(this.inflight.get(link) ?? [])];
+    const one = calls.length === 1 ? calls[0] : undefined;
+    return one
+      ? one.sendRequest(request as ServerRequest, ResultSchema, { signal })
+      : this.server.request(request as ServerRequest, ResultSchema, { signal });
+  }
+
+  private register(): void {
+    const s = this.server;
+    const deps = this.options.deps;
+    s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(this, deps, req.params, extra));
+    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => readResource(this, deps, req.params, extra));
+    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => getPrompt(this, deps, req.params, extra));
+    registerPassThrough(this);
+  }
+}

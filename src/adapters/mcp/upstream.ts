@@ -1,0 +1,255 @@
+/**
+ * One connection to one upstream MCP server, through the SDK's `Client`:
+ * a command over stdio (started by the gateway) or a Streamable HTTP URL.
+ * It keeps the upstream's tool list, says whether the upstream is up, and
+ * when the upstream goes away it reconnects with backoff (a stdio command
+ * is started again). What the upstream sends that is not an answer — list
+ * changes, log messages, sampling and elicitation requests — goes to hooks.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ResultSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type Notification,
+  type Request,
+  type Result,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Readable } from 'node:stream';
+import { isolatedFetch } from './fetch.js';
+
+/** How to reach an upstream. */
+export type UpstreamSpec =
+  | { name: string; kind: 'stdio'; command: string; args: string[]; cwd?: string; env?: Record<string, string> }
+  | { name: string; kind: 'http'; url: string; headers?: Record<string, string> };
+
+/** Where a link stands. */
+export type LinkState = 'connecting' | 'up' | 'down' | 'closed';
+
+/** What a link tells the session that owns it. */
+export interface UpstreamHooks {
+  /** The tool list changed (after a `list_changed` or a reconnect). */
+  onToolsChanged(): void;
+  /** Any other notification from the upstream (log messages, resource and prompt list changes, …). */
+  onNotification(notification: Notification): Promise<void>;
+  /** A request from the upstream to the client (sampling, elicitation). */
+  onRequest(request: Request, signal: AbortSignal): Promise<Result>;
+  /** The link went up or down. */
+  onState(): void;
+}
+
+/** How reconnects are spaced: the first delay, the most it grows to, and the factor between attempts. */
+export interface Backoff {
+  firstMs: number;
+  maxMs: number;
+  factor: number;
+}
+
+/** Delay before the first reconnect, and the most it grows to. */
+export const RECONNECT: Readonly<Backoff> = { firstMs: 250, maxMs: 30_000, factor: 2 };
+
+/** Bytes of an upstream's stderr kept to explain why it stopped. */
+const STDERR_TAIL = 2048;
+
+/** Pages of `tools/list` read at most (a server that never stops paging is cut off). */
+const MAX_PAGES = 100;
+
+/** A tool call or any request the upstream does not answer because it is down. */
+export class UpstreamDownError extends Error {
+  constructor(readonly upstream: string, reason: string) {
+    super(`upstream ${upstream} is down: ${reason}`);
+  }
+}
+
+/**
+ * A live connection to one upstream that reconnects by itself.
+ *
+ * @example
+ * const link = new UpstreamLink({ name: 'fs', kind: 'stdio', command: 'mcp-server-filesystem', args: ['/srv'] }, {}, hooks);
+ * await link.start();
+ * link.tools.map((t) => t.name);
+ */
+export class UpstreamLink {
+  state: LinkState = 'connecting';
+  tools: Tool[] = [];
+  /** Why it is down (or last was). */
+  lastError: string | undefined;
+  since = Date.now();
+  /** Reconnects after the first connection. */
+  restarts = 0;
+  private client: Client | undefined;
+  private retryMs: number = RECONNECT.firstMs;
+  private timer: NodeJS.Timeout | undefined;
+  private stderrTail = '';
+
+  constructor(
+    readonly spec: UpstreamSpec,
+    private readonly capabilities: ClientCapabilities,
+    private readonly hooks: UpstreamHooks,
+    private readonly reconnect: Backoff = RECONNECT,
+  ) {}
+
+  /** Connects for the first time; on failure the link is down and keeps retrying. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  /** The upstream's capabilities, once connected. */
+  get serverCapabilities() {
+    return this.client?.getServerCapabilities();
+  }
+
+  /** Where the link is, for health and error messages. */
+  describe(): string {
+    return this.spec.kind === 'stdio' ? [this.spec.command, ...this.spec.args].join(' ') : this.spec.url;
+  }
+
+  /**
+   * Sends a request upstream. Throws `UpstreamDownError` when the link is not
+   * up or the connection drops while waiting; an error the upstream answers
+   * with (an `McpError`) is thrown as it is.
+   */
+  async request(request: Request, options: RequestOptions = {}): Promise<Result> {
+    const client = this.client;
+    if (this.state !== 'up' || !client) throw new UpstreamDownError(this.spec.name, this.lastError ?? 'not connected yet');
+    try {
+      return await client.request(request as never, ResultSchema, options);
+    } catch (error) {
+      if (this.state !== 'up' || isConnectionError(error)) {
+        this.down(`the connection dropped: ${message(error)}`);
+        throw new UpstreamDownError(this.spec.name, this.lastError ?? message(error));
+      }
+      throw error;
+    }
+  }
+
+  /** Reads the upstream's tool list again (every page). */
+  async refreshTools(): Promise<void> {
+    const client = this.client;
+    if (!client || !client.getServerCapabilities()?.tools) {
+      this.tools = [];
+      return;
+    }
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const r = await client.listTools(cursor !== undefined ? { cursor } : undefined);
+      tools.push(...r.tools);
+      cursor = r.nextCursor;
+      if (cursor === undefined) break;
+    }
+    this.tools = tools;
+  }
+
+  /** Stops the link for good: no reconnect, the stdio command is ended. */
+  async close(): Promise<void> {
+    this.state = 'closed';
+    clearTimeout(this.timer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  private async connect(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'connecting';
+    const client = new Client({ name: 'plangate', version: '0.1.0' }, { capabilities: this.capabilities });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      await this.refreshTools().catch((error) => { this.lastError = `tools/list failed: ${message(error)}`; });
+      this.hooks.onToolsChanged();
+    });
+    client.fallbackNotificationHandler = (notification) => this.hooks.onNotification(notification);
+    if (this.capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
+    if (this.capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
+    client.onclose = () => {
+      if (this.client === client) this.down(this.spec.kind === 'stdio' ? `its process exited${this.stderrHint()}` : 'the connection closed');
+    };
+    try {
+      await client.connect(this.transport());
+      if ((this.state as LinkState) === 'closed') {
+        await client.close();
+        return;
+      }
+      this.client = client;
+      await this.refreshTools();
+      this.state = 'up';
+      this.since = Date.now();
+      this.lastError = undefined;
+      this.retryMs = this.reconnect.firstMs;
+      this.hooks.onState();
+      this.hooks.onToolsChanged();
+    } catch (error) {
+      await client.close().catch(() => {});
+      if (this.client === client) this.client = undefined;
+      this.down(`connecting failed: ${message(error)}${this.stderrHint()}`);
+    }
+  }
+
+  private transport(): Transport {
+    const spec = this.spec;
+    if (spec.kind === 'http') {
+      return new StreamableHTTPClientTransport(new URL(spec.url), { fetch: isolatedFetch, ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}) });
+    }
+    const transport = new StdioClientTransport({
+      command: spec.command,
+      args: spec.args,
+      stderr: 'pipe',
+      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+      ...(spec.env !== undefined ? { env: spec.env } : {}),
+    });
+    this.stderrTail = '';
+    (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    return transport;
+  }
+
+  private stderrHint(): string {
+    const lines = this.stderrTail.trim().split('\n');
+    const last = lines[lines.length - 1]?.trim();
+    return last ? ` (its last words on stderr: ${last.slice(0, 200)})` : '';
+  }
+
+  private down(reason: string): void {
+    if (this.state === 'closed') return;
+    const wasUp = this.state === 'up';
+    const client = this.client;
+    this.client = undefined;
+    this.state = 'down';
+    this.lastError = reason;
+    this.since = Date.now();
+    void client?.close().catch(() => {});
+    if (wasUp || !this.timer) this.schedule();
+    this.hooks.onState();
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    const wait = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * this.reconnect.factor, this.reconnect.maxMs);
+    this.lastError = `${this.lastError ?? 'down'}; reconnecting in ${wait} ms`;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.restarts++;
+      void this.connect();
+    }, wait);
+    this.timer.unref();
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Errors that mean the connection, not the upstream's answer, failed. */
+function isConnectionError(error: unknown): boolean {
+  const text = message(error);
+  return /Connection closed|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected/i.test(text);
+}

@@ -1,0 +1,80 @@
+/**
+ * `plangate hook` with recorded PreToolUse payloads (the published shape:
+ * session_id, transcript_path, cwd, permission_mode, hook_event_name,
+ * tool_name, tool_input, tool_use_id), run as the host runs it: a child
+ * process, the payload on stdin, the answer on stdout.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runHook } from '../../src/adapters/hook/pretooluse.js';
+import { openPlangate } from '../../src/main/open.js';
+import { CLI_CHILD, makeWorld } from '../mcp/support.js';
+
+const PAYLOADS = resolve(import.meta.dirname, 'payloads');
+const RULES = `
+planRequired:
+  workspace: { mode: side_effects, windowMin: 10 }
+tools:
+  read: [Read, Grep, Glob, "mcp__*__read_*"]
+planningGate:
+  defaults: { readGuardMaxBytes: 1000 }
+readGuard:
+  tools:
+    Read: { path: file_path, range: [offset, limit] }
+`;
+
+function payload(name: string, big: string): string {
+  return readFileSync(join(PAYLOADS, `${name}.json`), 'utf8').replaceAll('BIG_FILE', big);
+}
+
+describe('plangate hook', () => {
+  const w = makeWorld(RULES);
+  const big = join(w.files, 'big.log');
+  writeFileSync(big, 'x'.repeat(5000));
+  const global = ['--rules', w.rules, '--store', w.store, '--audit', w.audit];
+
+  function hook(input: string, ...args: string[]) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', CLI_CHILD, ...global, 'hook', '--agent', '0xWORKER', ...args], { input, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision?: string; permissionDecisionReason?: string } };
+  }
+
+  it('denies a side effect without a plan, with the instruction as the reason; leaves it to the host after a plan', () => {
+    const denied = hook(payload('write', big)).hookSpecificOutput;
+    expect(denied.hookEventName).toBe('PreToolUse');
+    expect(denied.permissionDecision).toBe('deny');
+    expect(denied.permissionDecisionReason).toMatch(/^plan_required:Write:none — /);
+    expect(hook(payload('bash', big)).hookSpecificOutput.permissionDecision).toBe('deny');
+
+    const said = spawnSync(process.execPath, ['--import', 'tsx', CLI_CHILD, ...global, 'say', '--thread', 'agent:0xWORKER', '--as', '0xWORKER', '--kind', 'plan', 'write the summary and push it'], { encoding: 'utf8' });
+    expect(said.status, said.stderr).toBe(0);
+    const allowed = hook(payload('write', big)).hookSpecificOutput;
+    expect(allowed).toEqual({ hookEventName: 'PreToolUse' });
+    expect(hook(payload('write', big), '--grant').hookSpecificOutput).toMatchObject({ permissionDecision: 'allow' });
+    const audit = readFileSync(w.audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(audit.filter((e) => e.type === 'PlanRequiredBlocked').map((e) => e.tool)).toEqual(['Write', 'Bash']);
+  }, 60_000);
+
+  it('applies the read guard to the host Read tool and to an MCP filesystem read', () => {
+    expect(hook(payload('read', big)).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('read_guard:Read') });
+    expect(hook(payload('read-range', big)).hookSpecificOutput.permissionDecision).toBeUndefined();
+    expect(hook(payload('mcp-read', big)).hookSpecificOutput.permissionDecisionReason).toContain('read_guard:mcp__filesystem__read_text_file');
+  }, 60_000);
+
+  it('answers every malformed payload with a well-formed deny', async () => {
+    expect(hook('not json').hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call/) });
+    const pg = await openPlangate({ rules: w.rules, store: ':memory:', audit: join(w.root, 'unit-audit.jsonl'), log: () => {} });
+    try {
+      for (const input of ['', '[]', 'null', '{"hook_event_name":"PreToolUse"}', '{"hook_event_name":"PostToolUse","tool_name":"Write"}',
+        '{"tool_name":"Write","tool_input":"x"}', '{"tool_name":"has space","tool_input":{}}', `{"tool_name":"Write","tool_input":{"p":"${'y'.repeat(1024 * 1024)}"}}`]) {
+        const out = JSON.parse(await runHook(pg.gate, input, { agent: '0xWORKER' })).hookSpecificOutput;
+        expect(out.permissionDecision, input.slice(0, 60)).toBe('deny');
+        expect(out.permissionDecisionReason).toMatch(/^plangate could not decide this call, so it is refused: plangate hook: |invalid call/);
+      }
+    } finally {
+      await pg.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,159 @@
+/**
+ * The Streamable HTTP side of the gateway: who may connect, whose session
+ * is whose, malformed requests, resources/read under the read guard, and
+ * /health and /metrics.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { recorderHttp } from './recorder.js';
+import { CLI_CHILD, FS_SERVER, httpHarness, makeWorld, OPERATOR_TOKEN, recorded, TOKENS } from './support.js';
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('plangate mcp --listen', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+  });
+
+  async function setup() {
+    const w = makeWorld(`
+planRequired:
+  workspace: { mode: side_effects }
+planningGate:
+  defaults: { readGuardMaxBytes: 100 }
+`);
+    const big = join(w.files, 'big.txt');
+    const small = join(w.files, 'small.txt');
+    writeFileSync(big, 'x'.repeat(5000));
+    writeFileSync(small, 'tiny');
+    const up = await recorderHttp(w.record, [big, small]);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }], 100, [w.files]);
+    closers.push(() => h.close());
+    return { w, h, big, small };
+  }
+
+  it('takes agent tokens only, and a session only from the seat that opened it', async () => {
+    const { h } = await setup();
+    const url = h.listener.url;
+    expect((await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(INIT) })).status).toBe(401);
+    const bad = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: 'Bearer nope-nope-nope-nope' }, body: JSON.stringify(INIT) });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toContain('Bearer');
+
+    const ops = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${OPERATOR_TOKEN}` }, body: JSON.stringify(INIT) });
+    expect(ops.status).toBe(403);
+    const init = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(INIT) });
+    expect(init.status).toBe(200);
+    const sid = init.headers.get('mcp-session-id') as string;
+    expect(sid).toBeTruthy();
+    await init.text();
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const stolen = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xOTHER']}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(list) });
+    expect(stolen.status).toBe(404);
+    const noSession = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(list) });
+    expect(noSession.status).toBe(400);
+    const garbage = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: '{nope' });
+    expect(garbage.status).toBe(400);
+    expect(((await garbage.json()) as { error: { code: string } }).error.code).toBe('malformed_json');
+    expect((await fetch(url.replace('/mcp', '/nope'))).status).toBe(404);
+  });
+
+  it('answers malformed calls with JSON-RPC errors and never forwards them', async () => {
+    const { w, h } = await setup();
+    const c = await h.client('0xWORKER');
+    await expect(c.request({ method: 'tools/call', params: { name: 42 } } as never, CallToolResultSchema)).rejects.toThrow(/-32602|Invalid/);
+    await expect(c.request({ method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: { 'plangate/runId': 7 } } }, CallToolResultSchema)).rejects.toThrow(/run id/);
+    await expect(c.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/not found/);
+    expect(recorded(w)).toEqual([]);
+  });
+
+  it('decides resources/read as a read, with the read guard on a file: URI', async () => {
+    const { w, h, big, small } = await setup();
+    const c = await h.client('0xWORKER');
+    const uris = (await c.listResources()).resources.map((r) => r.uri);
+    expect(uris).toEqual([pathToFileURL(big).href, pathToFileURL(small).href]);
+    const refused = c.readResource({ uri: pathToFileURL(big).href });
+    await expect(refused).rejects.toMatchObject({ code: -32030, data: { check: 'read_guard', code: 'read_guard:resources/read' } });
+    expect((await c.readResource({ uri: pathToFileURL(small).href })).contents[0]).toMatchObject({ text: 'tiny' });
+    expect(recorded(w).map((r) => r.args['uri'])).toEqual([pathToFileURL(small).href]);
+  });
+
+  it('reports upstreams and counts calls in /health and /metrics', async () => {
+    const { h } = await setup();
+    const c = await h.client('0xWORKER');
+    await c.callTool({ name: 'echo', arguments: { text: 'x' } });
+    expect(await (await fetch(h.listener.url.replace('/mcp', '/health'))).json()).toEqual({ status: 'ok' });
+    const health = await (await fetch(h.listener.url.replace('/mcp', '/health'), { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json() as Record<string, unknown>;
+    expect(health).toMatchObject({ status: 'ok', sessions: 1, enforcing: true, upstreams: [{ name: 'rec', transport: 'http', state: 'up', up: 1, down: 0 }] });
+    const metrics = await (await fetch(h.listener.url.replace('/mcp', '/metrics'))).text();
+    expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="echo",outcome="refused"\} 1/);
+    expect(metrics).toMatch(/plangate_mcp_sessions 1/);
+  });
+
+  it('passes prompts through, decided as reads: a planning hold refuses them', async () => {
+    const { w, h } = await setup();
+    const c = await h.client('0xWORKER');
+    expect((await c.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet']);
+    expect((await c.getPrompt({ name: 'greet', arguments: { who: 'Ada' } })).messages[0]).toMatchObject({ content: { text: 'Say hello to Ada' } });
+    await h.operator.gate.holds.place('0xWORKER', { by: 'ops' });
+    await expect(c.getPrompt({ name: 'greet', arguments: { who: 'Bob' } })).rejects.toMatchObject({ code: -32030, data: { check: 'planning_hold', code: 'planning_hold:prompts/get' } });
+    expect(recorded(w).filter((r) => r.tool === 'prompts/get').map((r) => r.args['who'])).toEqual(['Ada']);
+  });
+
+  it('runs as plangate mcp --listen and stops on SIGTERM', async () => {
+    const w = makeWorld();
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_CHILD, '--rules', w.rules, '--store', w.store, '--audit', w.audit,
+      'mcp', '--listen', '127.0.0.1:0', '--name', 'fs', '--', process.execPath, FS_SERVER, w.files], {
+      env: { ...process.env, PLANGATE_TOKENS: `agent:0xWORKER=${TOKENS['0xWORKER']}` }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /serving (http:\S+) /.exec(err);
+        if (m) resolve(m[1] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    const c = new Client({ name: 'cli-test', version: '1' });
+    await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS['0xWORKER']}` } } }));
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain('write_file');
+    const refused = await c.callTool({ name: 'write_file', arguments: { path: join(w.files, 'x.txt'), content: 'x' } });
+    expect(refused.structuredContent).toMatchObject({ code: 'plan_required:write_file:none' });
+    await c.close();
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
+
+  it('closes a session whose client went away without ending it, and its upstream connections with it', async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, undefined, 100, undefined, 300);
+    closers.push(() => h.close());
+    const auth = { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` };
+    const init = await fetch(h.listener.url, { method: 'POST', headers: auth, body: JSON.stringify(INIT) });
+    const sid = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const inSession = { ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    await (await fetch(h.listener.url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+    const list = await fetch(h.listener.url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }) });
+    expect(await list.text()).toContain('write_file');
+    expect(h.gateway.health().upstreams[0]).toMatchObject({ state: 'up', up: 1 });
+    // The client is gone: no request and no stream for longer than the idle time.
+    const end = Date.now() + 10_000;
+    while (h.gateway.sessions.size > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(h.gateway.sessions.size).toBe(0);
+    expect(h.gateway.health().upstreams[0]).toMatchObject({ state: 'idle', up: 0 });
+    const after = await fetch(h.listener.url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }) });
+    expect(after.status).toBe(404);
+  }, 30_000);
+});

@@ -1,0 +1,113 @@
+/**
+ * An upstream MCP server for the gateway tests, built on the SDK's
+ * `McpServer`: it appends every tool call it receives to a JSONL file
+ * (RECORD), so a test asserts on the upstream's own record. Tools: `echo`
+ * (no hints), `peek` (read-only), `add_tool` (registers `late_tool`, which
+ * sends tools/list_changed), `slow` (progress, honours cancellation),
+ * `ask` (elicitation), `sample` (sampling) and `exit` (the process ends).
+ *
+ * Over stdio: `node --import tsx recorder.ts`. Over Streamable HTTP: `recorderHttp()`.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+export function recorderServer(record: string, files: string[] = []): McpServer {
+  const server = new McpServer({ name: 'recorder', version: '1.0.0' }, { capabilities: { logging: {} } });
+  const log = (tool: string, args: unknown) => appendFileSync(record, `${JSON.stringify({ tool, args, pid: process.pid })}\n`);
+  files.forEach((file, i) => {
+    server.registerResource(`file-${i}`, pathToFileURL(file).href, { mimeType: 'text/plain' }, async (uri) => {
+      log('resources/read', { uri: uri.href });
+      return { contents: [{ uri: uri.href, text: readFileSync(file, 'utf8') }] };
+    });
+  });
+  server.registerPrompt('greet', { description: 'A greeting.', argsSchema: { who: z.string() } }, ({ who }) => {
+    log('prompts/get', { who });
+    return { messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who}` } }] };
+  });
+  server.registerTool('echo', { description: 'Echo the text back.', inputSchema: { text: z.string() } }, async (args) => {
+    log('echo', args);
+    return { content: [{ type: 'text', text: args.text }] };
+  });
+  server.registerTool('peek', { description: 'Look at something.', inputSchema: { what: z.string() }, annotations: { readOnlyHint: true } }, async (args) => {
+    log('peek', args);
+    return { content: [{ type: 'text', text: `saw ${args.what}` }] };
+  });
+  server.registerTool('add_tool', { description: 'Add late_tool.', annotations: { readOnlyHint: true } }, async () => {
+    log('add_tool', {});
+    server.registerTool('late_tool', { description: 'Added after start.', inputSchema: { n: z.number() } }, async (args) => {
+      log('late_tool', args);
+      return { content: [{ type: 'text', text: `late ${args.n}` }] };
+    });
+    return { content: [{ type: 'text', text: 'added late_tool' }] };
+  });
+  server.registerTool('slow', { description: 'Report progress, then answer.', inputSchema: { steps: z.number() }, annotations: { readOnlyHint: true } }, async (args, extra) => {
+    log('slow', args);
+    for (let i = 1; i <= args.steps; i++) {
+      if (extra.signal.aborted) {
+        log('slow_cancelled', { at: i });
+        return { content: [{ type: 'text', text: 'cancelled' }] };
+      }
+      const token = extra._meta?.progressToken;
+      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: args.steps } });
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    return { content: [{ type: 'text', text: `done ${args.steps}` }] };
+  });
+  server.registerTool('ask', { description: 'Ask the user.', annotations: { readOnlyHint: true } }, async () => {
+    log('ask', {});
+    const r = await server.server.elicitInput({ message: 'Which colour?', requestedSchema: { type: 'object', properties: { colour: { type: 'string' } } } });
+    return { content: [{ type: 'text', text: `elicit ${r.action} ${JSON.stringify(r.content ?? {})}` }] };
+  });
+  server.registerTool('sample', { description: 'Ask the model.', annotations: { readOnlyHint: true } }, async () => {
+    log('sample', {});
+    const r = await server.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi?' } }], maxTokens: 10 });
+    return { content: [{ type: 'text', text: `sampled ${(r.content as { text: string }).text}` }] };
+  });
+  server.registerTool('exit', { description: 'End the process.', annotations: { readOnlyHint: true } }, async () => {
+    log('exit', {});
+    setTimeout(() => process.exit(3), 10);
+    return { content: [{ type: 'text', text: 'bye' }] };
+  });
+  return server;
+}
+
+/** Serves a fresh recorder per MCP session over Streamable HTTP; resolves with its URL. */
+export async function recorderHttp(record: string, files: string[] = []): Promise<{ url: string; close(): Promise<void> }> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const sid = req.headers['mcp-session-id'];
+    let t = typeof sid === 'string' ? transports.get(sid) : undefined;
+    if (!t) {
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, created),
+      });
+      await recorderServer(record, files).connect(created);
+      t = created;
+    }
+    await t.handleRequest(req, res, body);
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async close() {
+      for (const t of transports.values()) await t.close();
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() as string) && process.env['RECORD']) {
+  await recorderServer(process.env['RECORD']).connect(new StdioServerTransport());
+}

@@ -1,0 +1,165 @@
+/**
+ * Harnesses for the gateway tests: a world (rules, an SQLite store, a
+ * directory the filesystem server is started on), the gateway in-process
+ * behind Streamable HTTP (with a clock the test moves), and `plangate mcp`
+ * as a child process over stdio (time moves by backdating the stored facts).
+ * Every client is the SDK's `Client`; every upstream is a real MCP server.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { openPlangate, type Plangate } from '../../src/main/open.js';
+import { createTokenSet } from '../../src/adapters/http/auth.js';
+import { createMcpGateway, type McpGateway } from '../../src/adapters/mcp/gateway.js';
+import { listenMcp, type McpListener } from '../../src/adapters/mcp/http.js';
+import { readRootsOf } from '../../src/adapters/mcp/config.js';
+import type { UpstreamSpec } from '../../src/adapters/mcp/upstream.js';
+
+const require = createRequire(import.meta.url);
+export const FS_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+export const RECORDER = resolve(import.meta.dirname, 'recorder.ts');
+export const CLI_CHILD = resolve(import.meta.dirname, '..', 'http', 'cli-child.ts');
+export const MIN = 60_000;
+
+export const RULES = `
+planRequired:
+  workspace: { mode: side_effects, windowMin: 10 }
+planningGate:
+  defaults:
+    whitelist: [list_directory, list_allowed_directories, read_text_file]
+    readGuardMaxBytes: 1000
+`;
+
+export interface World {
+  root: string;
+  /** The directory the filesystem server is started on. */
+  files: string;
+  rules: string;
+  store: string;
+  audit: string;
+  record: string;
+}
+
+export function makeWorld(rules = RULES): World {
+  const root = mkdtempSync(join(tmpdir(), 'plangate-mcp-'));
+  const files = join(root, 'files');
+  const rulesDir = join(root, 'rules');
+  mkdirSync(files);
+  mkdirSync(rulesDir);
+  writeFileSync(join(rulesDir, 'rules.yaml'), rules);
+  return { root, files, rules: rulesDir, store: join(root, 'plangate.db'), audit: join(root, 'audit.jsonl'), record: join(root, 'record.jsonl') };
+}
+
+export function fsUpstream(w: World, name = 'fs'): UpstreamSpec {
+  return { name, kind: 'stdio', command: process.execPath, args: [FS_SERVER, w.files] };
+}
+
+export function recorderUpstream(w: World, name = 'rec'): UpstreamSpec {
+  return { name, kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', RECORDER], env: { ...(process.env as Record<string, string>), RECORD: w.record } };
+}
+
+/** The calls the recorder received, in order. */
+export function recorded(w: World): Array<{ tool: string; args: Record<string, unknown>; pid: number }> {
+  if (!existsSync(w.record)) return [];
+  return readFileSync(w.record, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+export function auditEvents(w: World): Array<Record<string, unknown>> {
+  if (!existsSync(w.audit)) return [];
+  return readFileSync(w.audit, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** What a flow needs from a harness: clients per seat, moving time, the operator's plangate. */
+export interface Harness {
+  world: World;
+  /** A connected client acting as `seat` (and, for stdio, bound to `run`). */
+  client(seat: string, options?: { run?: string; capabilities?: Record<string, unknown> }): Promise<Client>;
+  /** Moves time forward for every decision from now on. */
+  travel(ms: number): void;
+  /** An operator's plangate on the same store (holds, push-backs, releases). */
+  operator: Plangate;
+  close(): Promise<void>;
+}
+
+export const TOKENS: Record<string, string> = {
+  '0xWORKER': 'worker-token-0123456789abcdef',
+  '0xOTHER': 'other-token-0123456789abcdef',
+};
+
+export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
+
+/** The gateway in this process, clients over Streamable HTTP, a movable clock. */
+export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), sessionIdleMs?: number): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
+  let offset = 0;
+  const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, clock: () => Date.now() + offset, log: () => {}, ...(readRoots.length ? { readRoots } : {}) });
+  const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: reconnectMs, maxMs: 4 * reconnectMs, factor: 2 } });
+  const tokens = createTokenSet([
+    ...Object.entries(TOKENS).map(([seat, token]) => ({ role: 'agent' as const, seat, token })),
+    { role: 'operator', name: 'ops', token: OPERATOR_TOKEN },
+  ]);
+  const listener = await listenMcp(gateway, { port: 0, tokens, ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}) });
+  const clients: Client[] = [];
+  return {
+    world: w, gateway, listener, pg, operator: pg,
+    async client(seat, options = {}) {
+      const c = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+      await c.connect(new StreamableHTTPClientTransport(new URL(listener.url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[seat]}` } } }));
+      clients.push(c);
+      return c;
+    },
+    travel(ms) {
+      offset += ms;
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      await listener.close();
+      await gateway.close();
+      await pg.close();
+    },
+  };
+}
+
+/** `plangate mcp` as a child process per client over stdio; time moves by backdating the stored messages. */
+export async function stdioHarness(w: World, upstreamArgs: (w: World) => string[] = (x) => ['--name', 'fs', '--', process.execPath, FS_SERVER, x.files]): Promise<Harness> {
+  const operator = await openPlangate({ rules: w.rules, store: w.store, audit: join(w.root, 'operator-audit.jsonl'), log: () => {} });
+  const clients: Client[] = [];
+  return {
+    world: w, operator,
+    async client(seat, options = {}) {
+      const c = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+      await c.connect(new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', CLI_CHILD, 'mcp', '--agent', seat, ...(options.run ? ['--run', options.run] : []),
+          '--rules', w.rules, '--store', w.store, '--audit', w.audit, ...upstreamArgs(w)],
+        stderr: 'pipe',
+      }));
+      clients.push(c);
+      return c;
+    },
+    travel(ms) {
+      const db = new Database(w.store);
+      db.pragma('busy_timeout = 5000');
+      db.prepare('UPDATE messages SET at = at - ?').run(ms);
+      db.close();
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      await operator.close();
+    },
+  };
+}
+
+/** Calls a tool and returns its result (a refusal is a result, not an exception). */
+export async function call(c: Client, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>): Promise<CallToolResult> {
+  return await c.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as CallToolResult;
+}
+
+export function textOf(r: CallToolResult): string {
+  return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}

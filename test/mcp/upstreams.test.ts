@@ -1,0 +1,106 @@
+/**
+ * The gateway with several upstreams (a recording SDK McpServer over stdio
+ * and over Streamable HTTP, and the filesystem server): namespacing, a
+ * tool added after start, an upstream that exits and comes back, and what
+ * passes through (progress, cancellation, sampling, elicitation, logging).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { recorderHttp } from './recorder.js';
+import { call, fsUpstream, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
+
+const OPEN = `
+planRequired:
+  workspace: { mode: side_effects, windowMin: 10 }
+`;
+
+async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('plangate mcp with several upstreams', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+  });
+
+  it('namespaces tools as <upstream>__<tool>, gates a tool added after start on its first call, survives an upstream that exits', async () => {
+    const w = makeWorld(OPEN);
+    const h = await httpHarness(w, [recorderUpstream(w), fsUpstream(w)], 1500);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['plangate_say', 'rec__echo', 'rec__peek', 'fs__write_file', 'fs__read_text_file']));
+    expect(names).not.toContain('echo');
+
+    // echo has no hints: an effect, refused without a plan; the upstream never saw it.
+    expect((await call(c, 'rec__echo', { text: 'hi' })).structuredContent).toMatchObject({ code: 'plan_required:rec__echo:none' });
+    expect((await call(c, 'rec__peek', { what: 'the sky' })).isError).toBeFalsy();
+    expect(recorded(w).map((r) => r.tool)).toEqual(['peek']);
+
+    // A tool added upstream: list_changed reaches the client, and the first call is decided.
+    let changed = 0;
+    c.setNotificationHandler(ToolListChangedNotificationSchema, async () => void changed++);
+    await call(c, 'rec__add_tool');
+    await until(() => changed > 0);
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain('rec__late_tool');
+    const late = await call(c, 'rec__late_tool', { n: 1 });
+    expect(late.structuredContent).toMatchObject({ check: 'plan_required', code: 'plan_required:rec__late_tool:none' });
+    expect(recorded(w).map((r) => r.tool)).not.toContain('late_tool');
+    await call(c, 'plangate_say', { body: 'call late_tool once' });
+    expect(textOf(await call(c, 'rec__late_tool', { n: 2 }))).toBe('late 2');
+
+    // An unknown tool is a JSON-RPC error, not a decision.
+    await expect(c.callTool({ name: 'rec__nope', arguments: {} })).rejects.toThrow(/not found/);
+
+    // The upstream exits: its tools say so, the other upstream keeps serving, and it comes back.
+    const firstPid = recorded(w)[0]?.pid;
+    await call(c, 'rec__exit');
+    await until(() => h.gateway.health().upstreams.find((u) => u.name === 'rec')?.state === 'down');
+    const health = h.gateway.health();
+    expect(health.status).toBe('degraded');
+    expect(health.reasons.join()).toContain('upstream rec is down');
+    const down = await call(c, 'rec__peek', { what: 'anything' });
+    expect(down.structuredContent).toMatchObject({ check: 'upstream', code: 'upstream_down:rec', reason: 'upstream_down' });
+    expect(textOf(down)).toContain('upstream rec is down: its process exited');
+    expect((await call(c, 'fs__list_allowed_directories')).isError).toBeFalsy();
+    await until(() => h.gateway.health().upstreams.find((u) => u.name === 'rec')?.state === 'up');
+    expect(textOf(await call(c, 'rec__peek', { what: 'again' }))).toBe('saw again');
+    const pids = new Set(recorded(w).map((r) => r.pid));
+    expect(pids.size).toBe(2);
+    expect(pids.has(firstPid as number)).toBe(true);
+    expect(h.gateway.health().upstreams.find((u) => u.name === 'rec')?.restarts).toBeGreaterThanOrEqual(1);
+    const metrics = (await h.gateway.metrics.render()).text;
+    expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="rec__echo",outcome="refused"\} 1/);
+    expect(metrics).toMatch(/plangate_mcp_upstream_up\{upstream="rec"\} 1/);
+  }, 60_000);
+
+  it('relays progress, cancellation, sampling and elicitation with a Streamable HTTP upstream', async () => {
+    const w = makeWorld(OPEN);
+    const up = await recorderHttp(w.record);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER', { capabilities: { sampling: {}, elicitation: { form: {} } } });
+    c.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'test', content: { type: 'text', text: 'pong' } }));
+    c.setRequestHandler(ElicitRequestSchema, async (req) => ({ action: 'accept', content: { colour: `blue for ${req.params.message}` } }));
+
+    const progress: number[] = [];
+    const slow = await c.callTool({ name: 'slow', arguments: { steps: 3 } }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+    expect(textOf(slow as never)).toBe('done 3');
+    expect(progress).toEqual([1, 2, 3]);
+
+    expect(textOf(await call(c, 'sample'))).toBe('sampled pong');
+    expect(textOf(await call(c, 'ask'))).toBe('elicit accept {"colour":"blue for Which colour?"}');
+
+    const abort = new AbortController();
+    const pending = c.callTool({ name: 'slow', arguments: { steps: 50 } }, undefined, { signal: abort.signal, onprogress: () => abort.abort() });
+    await expect(pending).rejects.toThrow();
+    await until(() => recorded(w).some((r) => r.tool === 'slow_cancelled'));
+    expect(await c.ping()).toEqual({});
+  }, 60_000);
+});
