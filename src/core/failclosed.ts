@@ -35,7 +35,7 @@ export const FAIL_CLOSED_HOLD_RULE = 'held → refused, unless the call is to th
  * channel is known for the hold: the built-in one (the rules that could
  * name another are unreadable).
  */
-export const FAIL_CLOSED_REVIEWER_CHANNEL = 'plangate.submit_plan';
+export const FAIL_CLOSED_REVIEWER_CHANNEL = 'plangate_submit_plan';
 
 /**
  * The decision for a held agent's call when the policy or the store cannot
@@ -43,7 +43,7 @@ export const FAIL_CLOSED_REVIEWER_CHANNEL = 'plangate.submit_plan';
  * what failed; `failClosed` carries it.
  *
  * @example
- * heldWhileFailing({ agent: '0xW', tool: 'github.merge' }, hold, 'plangate.submit_plan', 'the store failed').allowed // false
+ * heldWhileFailing({ agent: '0xW', tool: 'github.merge' }, hold, 'plangate_submit_plan', 'the store failed').allowed // false
  */
 export function heldWhileFailing(
   call: { agent: string; tool: string; agentKnown?: boolean },

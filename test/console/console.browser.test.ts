@@ -102,7 +102,7 @@ describe.runIf(browser === 'yes')('the console in a browser', () => {
     // The agent sends its plan through the reviewer channel, with its own token.
     const refused = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: 'github.merge_pull_request', arguments: { pr: 12 } } });
     expect(refused.json.check).toBe('planning_hold');
-    expect((await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: 'plangate.submit_plan', arguments: { plan: 'Add an API-key branch to the auth middleware.' } } })).status).toBe(200);
+    expect((await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: 'plangate_submit_plan', arguments: { plan: 'Add an API-key branch to the auth middleware.' } } })).status).toBe(200);
     await card.getByText('Add an API-key branch to the auth middleware.').waitFor();
 
     await card.getByLabel('Push back').fill('Which callers change, and how do you test them?');

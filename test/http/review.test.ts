@@ -69,7 +69,7 @@ describe('the review queue', () => {
     expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/plan', { token: TOKENS.worker, json: { body: 'Add an API-key branch.' } })).status).toBe(201);
     await stream.until((holds) => holds[0]?.messages.length === 1);
     expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/push-back', op({ body: 'Which callers change?' }))).status).toBe(201);
-    expect((await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: 'plangate.submit_plan', arguments: { plan: 'Two callers: login and refresh.' } } })).status).toBe(200);
+    expect((await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: 'plangate_submit_plan', arguments: { plan: 'Two callers: login and refresh.' } } })).status).toBe(200);
     const second = await stream.until((holds) => holds[0]?.messages.length === 3);
     expect(second[0]!.messages.map((m: { role: string; author: string; body: string }) => [m.role, m.author, m.body])).toEqual([
       ['plan', '0xWORKER', 'Add an API-key branch.'],

@@ -52,7 +52,8 @@ export async function planRequiredFlow(h: Harness): Promise<void> {
   expect(stale.structuredContent).toEqual({ check: 'plan_required', code: 'plan_required:write_file:stale', reason: 'stale' });
   expect(readFileSync(a, 'utf8')).toBe('one');
 
-  // A plan tagged with the call's run counts however old.
+  // A plan tagged with the call's run counts however old, once a trusted party started that run.
+  await h.operator.gate.runs.start({ id: 'run-42', seat: '0xWORKER', by: 'orchestrator' });
   expect((await call(worker, 'plangate_say', { body: 'rewrite a.txt in this run' }, RUN)).structuredContent).toMatchObject({ runId: 'run-42' });
   h.travel(60 * MIN);
   expect((await call(worker, 'write_file', { path: a, content: 'two' })).structuredContent).toMatchObject({ reason: 'stale' });

@@ -28,6 +28,8 @@ describe('plangate mcp over stdio', () => {
 
   it('tags every call with the run it was started for, and refuses a call that names another', async () => {
     h = await stdioHarness(makeWorld());
+    // The orchestrator starts the run, then binds the gateway's session to it.
+    await h.operator.gate.runs.start({ id: 'run-7', seat: '0xWORKER', by: 'orchestrator' });
     const c = await h.client('0xWORKER', { run: 'run-7' });
     expect((await call(c, 'plangate_say', { body: 'write notes in run 7' })).structuredContent).toMatchObject({ runId: 'run-7' });
     const other = await call(c, 'write_file', { path: `${h.world.files}/n.txt`, content: 'x' }, { 'plangate/runId': 'run-8' });

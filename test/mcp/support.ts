@@ -146,6 +146,7 @@ export async function stdioHarness(w: World, upstreamArgs: (w: World) => string[
       const db = new Database(w.store);
       db.pragma('busy_timeout = 5000');
       db.prepare('UPDATE messages SET at = at - ?').run(ms);
+      db.prepare('UPDATE runs SET started_at = started_at - ?, expires_at = expires_at - ?').run(ms, ms);
       db.close();
     },
     async close() {

@@ -31,7 +31,7 @@ export type CallOutcome = 'allowed' | 'refused' | 'fail_open' | 'upstream_down' 
 
 /** What the gated entry points need. */
 export interface CallDeps extends OwnToolDeps {
-  gate: Pick<Gate, 'decide' | 'say' | 'holds'>;
+  gate: Pick<Gate, 'decide' | 'sayAsAgent' | 'holds'>;
   /** The seat's reviewer channel, as the rules in force name it. */
   channelFor(agent: string): Promise<string>;
   /** Counts each call by the tool's exposed name. */

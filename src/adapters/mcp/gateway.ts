@@ -16,7 +16,7 @@ import type { Backoff, UpstreamSpec } from './upstream.js';
 
 export interface GatewayOptions {
   /** The decision point; its store and engine give the seat's threads and reviewer channel. */
-  plangate: Pick<Plangate, 'store' | 'engine' | 'status'> & { gate: Pick<Gate, 'decide' | 'say' | 'holds'> };
+  plangate: Pick<Plangate, 'store' | 'engine' | 'status'> & { gate: Pick<Gate, 'decide' | 'sayAsAgent' | 'holds'> };
   upstreams: readonly UpstreamSpec[];
   reconnect?: Backoff;
   /** How long a forwarded request may go without an answer or progress (ms). */

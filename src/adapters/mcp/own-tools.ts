@@ -13,7 +13,7 @@ import { SAY_TOOL } from './names.js';
 
 /** What the own tools need from plangate. */
 export interface OwnToolDeps {
-  gate: Pick<Gate, 'say' | 'holds'>;
+  gate: Pick<Gate, 'sayAsAgent' | 'holds'>;
   /** The threads a seat speaks in: its own, its crews' up the chain, the org's. */
   threadsFor(agent: string): Promise<string[]>;
 }
@@ -92,7 +92,14 @@ export async function say(deps: OwnToolDeps, agent: string, args: Record<string,
   if (thread === undefined || !threads.includes(thread)) {
     return invalid(`plangate_say: you speak in ${threads.join(', ')}; ${JSON.stringify(thread)} is not one of them.`);
   }
-  const m = await deps.gate.say({ thread, author: agent, authorKind: 'agent', kind, body, ...(runId !== undefined ? { runId } : {}) });
+  let m;
+  try {
+    // The gate checks again where the seat speaks, refuses the reviewer's and the system's kinds, and stamps the time.
+    m = await deps.gate.sayAsAgent({ thread, author: agent, kind, body, ...(runId !== undefined ? { runId } : {}) });
+  } catch (error) {
+    if (error instanceof PlangateError) return errorResult(error.message, { check: 'plangate', code: error.code, reason: error.code });
+    throw toError(error);
+  }
   const tag = m.runId !== undefined ? `, run ${m.runId}` : '';
   return {
     content: [{ type: 'text', text: `Posted ${m.kind} #${m.id} to ${m.thread}${tag}. Now go ahead with what it says.` }],
