@@ -135,7 +135,6 @@ describe.runIf(browser === 'yes')('the console in a browser', () => {
     await page.locator('details.place').getByRole('alert').filter({ hasText: /planning gate/i }).waitFor();
     expect((await call(s.url, 'GET', '/v1/review/queue', op())).json.holds).toEqual([]);
     const after = await call(s.url, 'POST', '/v1/decide', { token: TOKENS.worker, json: { tool: 'github.merge_pull_request' } });
-    expect(after.json.checks.planningHold.held).toBeFalsy();
     expect(after.json.check).not.toBe('planning_hold');
     await page.close();
   });
