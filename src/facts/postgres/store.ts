@@ -15,7 +15,7 @@ import type pg from 'pg';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import { migrate } from '../../core/migrations.js';
 import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
-import type { Agent, CandidateQuery, Crew, DelegationStore, Hold, RunStore, Store } from '../port.js';
+import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, DelegationStore, Hold, RunStore, Store } from '../port.js';
 import {
   checkAgent,
   checkCandidateQuery,
@@ -31,23 +31,6 @@ import { createPostgresHolds } from './holds.js';
 import { createPool, inTransaction, POSTGRES_URL, redactUrl, storeFailure, type PostgresOptions } from './pool.js';
 import { createPostgresRuns } from './runs.js';
 import { DECISION_FACTS_SQL, SQL, STORE_MIGRATIONS } from './schema.js';
-
-/** What one decision needs: the acting seat, its delegation chain (nearest manager first), the time, the run, the context size. */
-export interface DecisionFactsQuery {
-  agent: string;
-  delegatedBy: string[];
-  now: number;
-  runId?: string;
-  context?: number;
-}
-
-/** One decision's facts, read as one snapshot. */
-export interface DecisionFacts {
-  agent: Lineage;
-  upstream: Lineage[];
-  hold?: Hold;
-  messages: MessageFact[];
-}
 
 /** A PostgreSQL store: the whole port, plus its pool (shared with the PostgreSQL audit sink). */
 export interface PostgresStore extends Store, RunStore, DelegationStore {
