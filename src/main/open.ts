@@ -23,6 +23,7 @@ import { MAX_HOLD_LIMIT } from '../facts/holds.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, storeKind, type Paths } from './config.js';
+import { followHoldChanges } from './hold-watch.js';
 import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
 import { withAudit, type RuntimeStatus, type StatusSource } from './status.js';
@@ -154,6 +155,8 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   await gate.holds.list({ limit: MAX_HOLD_LIMIT }).catch((error: unknown) => {
     log(`plangate: the store failed while reading the active holds at start: ${error instanceof Error ? error.message : String(error)}`);
   });
+  // With a store shared by replicas, holds changed through the others are known here at once.
+  const holdWatch = storeKind(paths.store) === 'postgres' && !options.storeInstance ? await followHoldChanges(paths.store, gate, log) : undefined;
   let watcher: PolicyWatcher | undefined;
   if (options.watch) {
     const tuning = typeof options.watch === 'object' ? options.watch : {};
@@ -190,6 +193,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     async close() {
       runtime.watching = false;
       await watcher?.close();
+      await holdWatch?.close();
       await audit.close?.();
       await decisionLog?.close();
       if (!options.storeInstance) await store.close();

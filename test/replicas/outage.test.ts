@@ -68,6 +68,12 @@ describe.runIf(run)('PostgreSQL stopped and started under load', () => {
     expect(down.status).toBe(200);
     expect(down.json).toMatchObject({ allowed: true, gated: false });
     expect(down.json.failOpen.reason).toMatch(/the store failed[\s\S]*postgres store/);
+    // The hold was placed through A and B never decided a call of 0xA2, yet B keeps it held:
+    // it learnt the hold from the database's hold changes (a hold does not fail open).
+    const held = await decide(b, TOKENS.a2, 'github.create_issue');
+    expect(held.status).toBe(200);
+    expect(held.json).toMatchObject({ allowed: false, check: 'planning_hold' });
+    expect(held.json.failClosed).toBeDefined();
 
     phase = 'restarting';
     cluster.start();
