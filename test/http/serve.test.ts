@@ -65,12 +65,14 @@ describe('plangate serve', () => {
     procs.push(first);
     const url = await first.url;
     const printed = Object.fromEntries([...first.out().matchAll(/^ {2}(\S+)\s+(pg_\S+)$/gm)].map((m) => [m[1], m[2]]));
-    expect(Object.keys(printed)).toEqual(['agent:0xWORKER', 'agent:0xMGR', 'operator', 'policy']);
+    expect(Object.keys(printed)).toEqual(['agent:0xWORKER', 'agent:0xMGR', 'operator', 'reviewer', 'orchestrator', 'policy']);
     const stored = readFileSync(tokensFile, 'utf8');
     for (const t of Object.values(printed)) expect(stored).not.toContain(t);
 
     expect((await call(url, 'GET', '/health')).json.status).toBe('ok');
     expect((await call(url, 'GET', '/v1/org', { token: printed['operator'] })).status).toBe(200);
+    expect((await call(url, 'GET', '/v1/review/queue', { token: printed['reviewer'] })).status).toBe(200);
+    expect((await call(url, 'GET', '/v1/org', { token: printed['reviewer'] })).status).toBe(403);
     const refused = await call(url, 'POST', '/mcp/call', { token: printed['agent:0xWORKER'], json: { name: 'github.merge_pull_request' } });
     expect(refused.status).toBe(409);
     expect(refused.json.code).toBe('plan_required:github.merge_pull_request:none');

@@ -224,6 +224,8 @@ export function issueTokens(seats: readonly string[]): { issued: IssuedToken[]; 
   const issued: IssuedToken[] = [
     ...seats.map((seat) => ({ name: `agent:${seat}`, role: 'agent' as const, seat, token: newToken() })),
     { name: 'operator', role: 'operator', token: newToken() },
+    { name: 'reviewer', role: 'reviewer', token: newToken() },
+    { name: 'orchestrator', role: 'orchestrator', token: newToken() },
     { name: 'policy', role: 'policy', token: newToken() },
   ];
   const tokens = issued.map(({ token, ...rest }) => ({ ...rest, sha256: hashToken(token) }));

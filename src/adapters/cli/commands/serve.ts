@@ -65,7 +65,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
     .addOption(new Option('--host <host>', 'address to listen on').env('PLANGATE_HOST').default(DEFAULT_HOST))
     .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').env('PLANGATE_PORT').default(DEFAULT_PORT).argParser(integer('--port', 0, 65535)))
     .addOption(new Option('--tokens <file>', `bearer tokens file (also ${TOKENS_ENV}="operator=… agent:SEAT=…")`).env(TOKENS_FILE_ENV))
-    .addOption(new Option('--init-tokens [seats]', `when the tokens file does not exist, generate a demo set for these seats (comma-separated, default ${DEMO_SEATS.join(',')}) plus an operator and a policy token, and print them once`))
+    .addOption(new Option('--init-tokens [seats]', `when the tokens file does not exist, generate a demo set for these seats (comma-separated, default ${DEMO_SEATS.join(',')}) plus an operator, a reviewer, an orchestrator and a policy token, and print them once`))
     .addOption(new Option('--init-rules <dir>', 'when the rules directory does not exist, start it as a copy of this one (so edits never touch the source)'))
     .addOption(new Option('--executors <file>', 'executors file: tool or tool prefix → upstream URL, for POST /mcp/call').env('PLANGATE_EXECUTORS'))
     .addOption(new Option('--body-limit <bytes>', 'largest request body (default 131072)').env('PLANGATE_BODY_LIMIT').argParser(integer('--body-limit', 1024, 64 * 2 ** 20)))
