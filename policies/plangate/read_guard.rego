@@ -67,8 +67,18 @@ args := input.call.args if is_object(input.call.args)
 
 range_args := object.get(spec, "range", [])
 
-# given_ranges are the part-asking arguments the call sets (null counts as unset).
-given_ranges := [r | some r in range_args; args[r] != null]
+# given_ranges are the part-asking arguments the call sets to a part: a whole
+# number from 1 to the ceiling. Zero, false, "", an array or an object asks
+# for no part (several file servers then read the whole file), and a count
+# above the ceiling can take in the whole file, so neither makes it partial.
+given_ranges := [r | some r in range_args; asks_part(args[r])]
+
+asks_part(v) if {
+	is_number(v)
+	v >= 1
+	v <= max_bytes
+	floor(v) == v
+}
 
 # multi is true for a tool that reads several files from one array argument.
 default multi := false

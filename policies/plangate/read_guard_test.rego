@@ -29,7 +29,7 @@ test_at_or_under_the_ceiling_passes if {
 }
 
 test_a_range_makes_it_a_partial_read if {
-	every args in [{"path": "big.log", "offset": 0}, {"path": "big.log", "limit": 10}, {"path": "big.log", "offset": 5, "limit": 10}] {
+	every args in [{"path": "big.log", "offset": 1}, {"path": "big.log", "limit": 10}, {"path": "big.log", "offset": 0, "limit": 10}] {
 		v := check(gx.read_file, args, big)
 		v.status == "ranged"
 		v.refused == false
@@ -38,6 +38,15 @@ test_a_range_makes_it_a_partial_read if {
 
 	# a range argument set to null is not given
 	check(gx.read_file, {"path": "big.log", "offset": null}, big).status == "over"
+}
+
+test_a_range_that_asks_for_no_part_is_a_whole_file_read if {
+	# zero, false, "", arrays, objects, fractions and counts above the ceiling take in the whole file
+	every v in [0, false, "", [], {}, 2.5, -3, 100000000] {
+		check(gx.read_file, {"path": "big.log", "limit": v}, big).status == "over"
+	}
+	fs_check("read_text_file", {"path": "big.log", "head": 0}, big).status == "over"
+	fs_check("read_text_file", {"path": "big.log", "head": 100000000}, big).status == "over"
 
 	# an argument the rules do not name is not a range
 	check(gx.read_file, {"path": "big.log", "lines": 10}, big).status == "over"

@@ -90,14 +90,18 @@ describe('read guard', () => {
     expect(w.audit.events).toEqual([]);
   });
 
-  it('lets through a read that asks for a range, whatever the size; a null range argument is no range', async () => {
+  it('lets through a read that asks for a part, whatever the size; a range that asks for no part is a whole-file read', async () => {
     const w = await world();
-    for (const more of [{ offset: 0 }, { limit: 200 }, { offset: 4096, limit: 200 }]) {
+    for (const more of [{ offset: 1 }, { limit: 200 }, { offset: 4096, limit: 200 }]) {
       const d = await decideExplained(w.gate, read('big.log', more));
       expect(d.allowed).toBe(true);
       expect(d.checks?.readGuard.status).toBe('ranged');
     }
     expect((await decideExplained(w.gate, read('big.log', { offset: null, limit: null }))).code).toBe('read_guard:fs.read_file');
+    // Zero, false, "", arrays, objects and counts above the ceiling take in the whole file (many servers read it all then).
+    for (const limit of [0, false, '', [], {}, 100_000_000]) {
+      expect((await decideExplained(w.gate, read('big.log', { limit }))).code, JSON.stringify(limit)).toBe('read_guard:fs.read_file');
+    }
     // fs.cat has no range arguments: offset means nothing to it.
     const cat = await decideExplained(w.gate, { agent: W, tool: 'fs.cat', args: { file: 'big.log', offset: 10 } });
     expect(cat.code).toBe('read_guard:fs.cat');
