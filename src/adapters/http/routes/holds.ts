@@ -10,8 +10,8 @@
  *   GET  /v1/holds/:agent             operator, or that agent   its active hold (404 not_held)
  *   POST /v1/holds/:agent             operator, reviewer (kind reviewer only)  place a hold (201; 409 already_held / planning_gate_off)
  *   POST /v1/holds/:agent/plan        that agent  the reviewer channel (201; 404 not_held)
- *   POST /v1/holds/:agent/push-back   operator, reviewer  the reviewer's answer; the hold stays (201)
- *   POST /v1/holds/:agent/release     operator, reviewer  the reviewer approves the direction; the hold lifts
+ *   POST /v1/holds/:agent/push-back   operator, reviewer (reviewer holds only)  the reviewer's answer; the hold stays (201)
+ *   POST /v1/holds/:agent/release     operator, reviewer (reviewer holds only)  the reviewer approves the direction; the hold lifts
  *   POST /v1/holds/:agent/unblock     operator  an operator clears the hold
  */
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
@@ -132,6 +132,15 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
     },
   });
 
+  /** A reviewer answers for reviewer holds only: an on-demand hold is lifted by an operator (403). */
+  async function reviewerMayAct(principal: Principal | undefined, agent: string): Promise<void> {
+    if (principal?.role !== 'reviewer') return;
+    const hold = await deps.gate.holds.get(agent);
+    if (hold && hold.kind !== 'reviewer') {
+      throw new HttpError(HttpCode.Forbidden, `${agent}'s hold was placed on demand by an operator; a reviewer pushes back on and releases reviewer holds only`);
+    }
+  }
+
   router.add({
     method: 'POST',
     path: '/v1/holds/:agent/push-back',
@@ -139,6 +148,7 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
     body: { schema: 'hold-push-back' },
     async handle(ctx) {
       const b = ctx.body as { body: string; by?: string; byKind?: 'human' | 'agent' };
+      await reviewerMayAct(ctx.principal, agentParam(ctx.params));
       const { hold, message } = await deps.gate.holds.pushBack(agentParam(ctx.params), {
         by: who(ctx.principal, b.by),
         body: b.body,
@@ -158,6 +168,7 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
         const b = checkSchema<{ by?: string }>('hold-end', ctx.body ?? {});
         const by = who(ctx.principal, b.by);
         const agent = agentParam(ctx.params);
+        await reviewerMayAct(ctx.principal, agent);
         const hold = action === 'release' ? await deps.gate.holds.release(agent, { by }) : await deps.gate.holds.unblock(agent, { by });
         return { body: { hold } };
       },

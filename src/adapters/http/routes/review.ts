@@ -35,8 +35,10 @@ const MESSAGES_PER_HOLD = 200;
  * @example
  * (await reviewQueue(deps))[0]?.messages.at(-1)?.body // the newest plan or push-back
  */
-export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>): Promise<QueueEntry[]> {
-  const holds = await deps.gate.holds.list({ limit: QUEUE_LIMIT });
+export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>, forReviewer = false): Promise<QueueEntry[]> {
+  const listed = await deps.gate.holds.list({ limit: QUEUE_LIMIT });
+  // A reviewer answers for reviewer holds; an on-demand hold, and its plans, are the operators'.
+  const holds = forReviewer ? listed.filter((h) => h.kind === 'reviewer') : listed;
   return Promise.all(holds.map(async (h) => ({
     id: h.id,
     agent: h.agent,
@@ -100,15 +102,18 @@ function queueWatch(load: () => Promise<QueueEntry[]>, pollMs: number) {
 }
 
 export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
-  const watch = queueWatch(() => reviewQueue(deps), QUEUE_POLL_MS);
+  const watches = {
+    operator: queueWatch(() => reviewQueue(deps), QUEUE_POLL_MS),
+    reviewer: queueWatch(() => reviewQueue(deps, true), QUEUE_POLL_MS),
+  };
 
   router.add({
     method: 'GET',
     path: '/v1/review/queue',
     roles: REVIEW_ROLES,
     body: 'none',
-    async handle() {
-      return { body: { holds: await reviewQueue(deps) } };
+    async handle(ctx) {
+      return { body: { holds: await reviewQueue(deps, ctx.principal?.role === 'reviewer') } };
     },
   });
 
@@ -117,9 +122,11 @@ export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
     path: '/v1/review/queue/events',
     roles: REVIEW_ROLES,
     body: 'none',
-    async handle() {
+    async handle(ctx) {
+      const forReviewer = ctx.principal?.role === 'reviewer';
+      const watch = forReviewer ? watches.reviewer : watches.operator;
       // Read once before answering, so a failing store is an error answer, not an empty stream.
-      const first = JSON.stringify({ holds: await reviewQueue(deps) });
+      const first = JSON.stringify({ holds: await reviewQueue(deps, forReviewer) });
       return {
         headers: { 'x-accel-buffering': 'no' },
         stream: {
