@@ -146,15 +146,22 @@ describe('POST /mcp/call', () => {
     expect(s.upstream.received).toHaveLength(0);
   });
 
-  it('large argument values reach the executor (the policy is shown only small ones); any run id is passed on', async () => {
+  it('large argument values reach the executor (the policy is shown only small ones); only a recorded open run is passed on', async () => {
     const content = 'y'.repeat(5000);
-    const r = await mcp(TOKENS.bot, { name: 'github.create_issue', arguments: { title: 'x', body: content }, runId: 'line one\nline two' });
+    // A run nobody started is the agent's word only: the executor is not told it.
+    const unrecorded = await mcp(TOKENS.bot, { name: 'github.create_issue', arguments: { title: 'x', body: content }, runId: 'run-nobody-started' });
+    expect(unrecorded.status).toBe(200);
+    const first = s.upstream.received[0]!;
+    expect(JSON.parse(first.body).arguments.body).toBe(content);
+    expect(first.headers['x-plangate-run']).toBeUndefined();
+    expect(JSON.parse(first.body).runId).toBeUndefined();
+    // A recorded open run of the seat is, in the header and the body.
+    await s.pg.store.startRun({ id: 'run-bot-1', seat: '0xBOT', startedBy: 'host', startedAt: Date.now() - 1000, expiresAt: Date.now() + 60 * 60_000 });
+    const r = await mcp(TOKENS.bot, { name: 'github.create_issue', arguments: { title: 'x' }, runId: 'run-bot-1' });
     expect(r.status).toBe(200);
-    const got = s.upstream.received[0]!;
-    expect(JSON.parse(got.body).arguments.body).toBe(content);
-    // A run id that is not a valid header value travels in the body only.
-    expect(got.headers['x-plangate-run']).toBeUndefined();
-    expect(JSON.parse(got.body).runId).toBe('line one\nline two');
+    const got = s.upstream.received[1]!;
+    expect(got.headers['x-plangate-run']).toBe('run-bot-1');
+    expect(JSON.parse(got.body).runId).toBe('run-bot-1');
     s.upstream.received.length = 0;
   });
 

@@ -109,7 +109,8 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
         name: b.name,
         arguments: b.arguments ?? {},
         agent,
-        ...(b.runId !== undefined ? { runId: b.runId } : {}),
+        // The executor is told only a run the records vouch for: open, and the seat's (or its delegation chain's).
+        ...(b.runId !== undefined && decision.run?.status === 'open' ? { runId: b.runId } : {}),
         ...(b.delegatedBy !== undefined ? { delegatedBy: b.delegatedBy } : {}),
         ...(b._meta !== undefined ? { _meta: b._meta } : {}),
       });
