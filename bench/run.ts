@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createMemoryAuditSink } from '../src/audit/memory.js';
 import type { Call, Decision, PolicyInput } from '../src/core/types.js';
+import { rawEvaluator } from '../src/engine/abi.js';
 import { Engine } from '../src/engine/policy.js';
 import { createMemoryStore } from '../src/facts/memory/store.js';
 import { SQL } from '../src/facts/sqlite/schema.js';
@@ -229,7 +230,9 @@ async function runCoreBench(): Promise<void> {
   const memInputs: PolicyInput[] = [];
   for (const c of calls) memInputs.push(await memGate.inputFor(c));
   const memOutcomes = new Uint8Array(DECIDE_CALLS);
-  const floor = await loadFloor();
+  const floorPolicy = await loadFloor();
+  // The floor is evaluated through the same input path as plangate's engine (src/engine/abi.ts).
+  const floor = floorPolicy ? { run: rawEvaluator(floorPolicy) } : null;
   if (!floor) log('  no opa binary: the floor is not measured');
   log('  decide() on the memory store vs bare evaluate (hot, explain) vs the floor, interleaved …');
   const group2: Record<string, (i: number) => unknown> = {
@@ -240,7 +243,7 @@ async function runCoreBench(): Promise<void> {
     bare: (i) => engine.evaluate(EXPLAIN, memInputs[i] as PolicyInput),
     inputForMemory: (i) => memGate.inputFor(calls[i] as Call),
     // The same SDK and the same inputs, a one-rule policy: the floor of this design.
-    ...(floor ? { floor: (i: number) => floor.evaluate(memInputs[i] as PolicyInput) } : {}),
+    ...(floor ? { floor: (i: number) => floor.run(memInputs[i] as PolicyInput, 'floor/allow') } : {}),
   };
   const exp2 = await interleave(DECIDE_CALLS, DECIDE_WARMUP, ROUNDS, group2);
   audit.clear();

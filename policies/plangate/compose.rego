@@ -59,15 +59,18 @@ needs_part := {"needs": read_guard.needs} if read_guard.needs
 
 else := {}
 
-# answer: the decision's fields, what both entrypoints answer. A refusal's
-# message is built only for the check that decides.
-answer := object.union(object.union(plan_required.kept, refusal), {"allowed": false, "check": deciding}) if {
+# answer: the decision's fields, what both entrypoints answer: plan-required's
+# base fields and what the deciding check adds (each small part merged first,
+# the base once). A refusal's message is built only for the check that decides.
+answer := object.union(plan_required.base, answer_extra)
+
+answer_extra := object.union(plan_required.plan_part, object.union(refusal, {"allowed": false, "check": deciding})) if {
 	refusal
-} else := object.union(plan_required.core, {"check": deciding}) if {
+} else := object.union(plan_required.refusal, {"check": deciding}) if {
 	deciding == "plan_required"
-} else := plan_required.core if {
+} else := plan_required.extra if {
 	plan_required.allowed == true
-} else := object.union(plan_required.kept, {"allowed": true})
+} else := object.union(plan_required.plan_part, {"allowed": true})
 
 # detail: what only an explanation carries.
 detail := object.union({"checks": checks, "candidates": plans.candidates}, plan_required.trust_part)

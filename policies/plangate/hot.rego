@@ -7,7 +7,7 @@
 #   reviewer channel, a held agent's reviewer channel, the read guard's verdict when it refused (for the
 #   audit), and what the record says about the claimed run and delegation
 #   chain (a host may refuse an unrecorded claim). The same
-#   rules as the explanation (plangate.compose.answer), without computing
+#   rules as the explanation (plangate.compose.answer_extra), without computing
 #   the candidates and the checks' verdicts.
 package plangate.hot
 
@@ -30,7 +30,10 @@ guard_part := {"readGuard": read_guard.verdict} if compose.deciding == "read_gua
 
 else := {}
 
-decide := object.union(
-	object.union(compose.answer, compose.needs_part),
-	object.union(object.union(channel_part, guard_part), plan_required.trust_part),
+# The small parts are merged first, then the base fields once.
+extras := object.union(
+	object.union(compose.needs_part, channel_part),
+	object.union(guard_part, plan_required.trust_part),
 )
+
+decide := object.union(plan_required.base, object.union(compose.answer_extra, extras))

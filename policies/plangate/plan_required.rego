@@ -149,13 +149,14 @@ plan_part := {"plan": plans.plan} if {
 	plans.plan
 } else := {}
 
-# kept: the answer without a refusal, as it stands when another check refuses.
-kept := object.union(base, plan_part)
+# extra: what this check adds to `base` in its own answer: its refusal (or
+# shadow-mode would-be refusal), else the plan that counted.
+extra := refusal if {
+	refusal
+} else := plan_part
 
 # core: the answer of this check alone (the decision's fields).
-core := object.union(kept, refusal) if refusal
-
-else := kept
+core := object.union(base, extra)
 
 # result: the answer with every candidate and the recorded facts behind the claims.
 result := object.union(object.union(core, {"candidates": plans.candidates}), trust_part)

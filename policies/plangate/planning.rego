@@ -26,27 +26,29 @@ defaults := object.get(gate_rules, "defaults", {})
 
 profiles := object.get(gate_rules, "profiles", {})
 
-source_of(x) := {"source": x.source} if is_string(x.source)
-
-else := {}
-
 # choice is the profile a seat uses and who picked it, narrowest first.
-choice(seat) := object.union({"name": pick.profile, "scope": "agent", "id": seat.id}, source_of(pick)) if {
+choice(seat) := chosen("agent", seat.id, pick) if {
 	pick := gate_rules.agents[seat.id]
-} else := crew_choices(seat)[0] if {
-	count(crew_choices(seat)) > 0
+} else := chosen("crew", crew, gate_rules.crews[crew]) if {
+	crew := [c | some c in object.get(seat, "crews", []); gate_rules.crews[c]][0]
 } else := {"name": null, "scope": "default"}
 
-crew_choices(seat) := [object.union({"name": pick.profile, "scope": "crew", "id": crew}, source_of(pick)) |
-	some crew in object.get(seat, "crews", [])
-	pick := gate_rules.crews[crew]
-]
+chosen(scope, id, pick) := {"name": pick.profile, "scope": scope, "id": id, "source": pick.source} if {
+	is_string(pick.source)
+} else := {"name": pick.profile, "scope": scope, "id": id}
 
 # setting is one field with where it came from: the profile, the defaults or built in.
-setting(name, field) := object.union({"value": p[field], "from": "profile", "profile": name}, source_of(p)) if {
+setting(name, field) := {"value": p[field], "from": "profile", "profile": name, "source": p.source} if {
 	p := profiles[name]
 	p[field] != null
-} else := object.union({"value": defaults[field], "from": "defaults"}, source_of(defaults)) if {
+	is_string(p.source)
+} else := {"value": p[field], "from": "profile", "profile": name} if {
+	p := profiles[name]
+	p[field] != null
+} else := {"value": defaults[field], "from": "defaults", "source": defaults.source} if {
+	defaults[field] != null
+	is_string(defaults.source)
+} else := {"value": defaults[field], "from": "defaults"} if {
 	defaults[field] != null
 } else := {"value": builtin[field], "from": "builtin"}
 

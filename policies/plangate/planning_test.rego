@@ -38,6 +38,12 @@ test_nearest_crew_profile_then_defaults_field_by_field if {
 	s.reviewerChannel.from == "defaults"
 }
 
+test_a_profile_without_source_still_applies if {
+	rules := json.remove(gx.rules, ["planningGate/profiles/strict/source"])
+	s := planning.effective(fx.worker) with data.plangate.rules as rules
+	s.enabled == {"value": true, "from": "profile", "profile": "strict"}
+}
+
 test_farther_crew_when_the_nearest_picks_nothing if {
 	rules := object.union(gx.rules, {"planningGate": {"crews": {"news": {"profile": "open", "source": "p.yaml:1:1"}}}})
 	only_news := json.remove(rules, ["planningGate/crews/desk"])

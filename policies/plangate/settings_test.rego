@@ -174,10 +174,16 @@ test_a_rule_without_source_still_applies if {
 	s.windowMin == {"value": 5, "scope": "agent", "id": "0xWORKER"}
 }
 
-test_scopes_are_listed_narrowest_first if {
-	found := settings.scopes(fx.worker) with data.plangate.rules as full
-	[s.scope | some s in found] == ["agent", "crew", "crew", "workspace"]
-	[s.id | some s in found] == ["0xWORKER", "desk", "news"]
+test_a_workspace_rule_without_source_still_applies if {
+	s := settings.effective(fx.worker) with data.plangate.rules as fx.rules_with({"mode": "side_effects", "windowMin": 12}, {}, {})
+	s.mode == {"value": "side_effects", "scope": "workspace"}
+	s.windowMin == {"value": 12, "scope": "workspace"}
+}
+
+test_crews_setting_a_field_are_listed_nearest_first if {
+	crews := settings.setting_crews(fx.worker, "mode") with data.plangate.rules as full
+	crews == ["desk", "news"]
+	settings.setting_crews(fx.worker, "noSuchField") == [] with data.plangate.rules as full
 }
 
 # --- enforce (shadow mode) and per-field sources

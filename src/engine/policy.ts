@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import { ErrorCode, PlangateError, toError } from '../core/errors.js';
 import { withMatchIndex } from '../core/patterns.js';
+import { rawEvaluator, type RawEvaluate } from './abi.js';
 import type {
   Decision,
   Explanation,
@@ -59,11 +60,16 @@ export interface Evaluator {
 
 /** One loaded policy with one rules version. Not re-entrant: one evaluation at a time (JS is single-threaded). */
 export class Engine implements Evaluator {
+  /** The SDK's instance evaluated with less copying (see ./abi.ts). */
+  private readonly run: RawEvaluate;
+
   private constructor(
     private readonly policy: LoadedPolicy,
     /** An identifier of the rules this engine was given (e.g. their sha256). */
     readonly rulesRevision: string,
-  ) {}
+  ) {
+    this.run = rawEvaluator(policy);
+  }
 
   /**
    * Loads policy.wasm and sets the rules as its data document.
@@ -149,7 +155,7 @@ export class Engine implements Evaluator {
   evaluate(entrypoint: string, input: object): unknown {
     let resultSet: unknown;
     try {
-      resultSet = this.policy.evaluate(input, entrypoint);
+      resultSet = this.run(input, entrypoint);
     } catch (thrown) {
       throw new PlangateError(ErrorCode.PolicyUnavailable, `policy evaluation failed: ${toError(thrown).message}`, [], { cause: thrown });
     }
