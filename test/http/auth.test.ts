@@ -104,7 +104,7 @@ describe('tokens', () => {
 
   it('issues a demo set whose file holds only digests', () => {
     const { issued, file } = issueTokens(['0xWORKER', '0xMGR']);
-    expect(issued.map((t) => t.name)).toEqual(['agent:0xWORKER', 'agent:0xMGR', 'operator', 'policy']);
+    expect(issued.map((t) => t.name)).toEqual(['agent:0xWORKER', 'agent:0xMGR', 'operator', 'reviewer', 'orchestrator', 'policy']);
     const text = JSON.stringify(file);
     for (const t of issued) {
       expect(t.token).toMatch(/^pg_[A-Za-z0-9_-]{43}$/);
