@@ -49,6 +49,28 @@ export function redactUrl(url: string): string {
 }
 
 /**
+ * The URL with `plan_cache_mode=force_generic_plan` added to its startup
+ * `options` (kept as given): the prepared decision statements are planned once
+ * per connection, not on every call, since their plans do not depend on the
+ * values (equality lookups and small LIMITs on indexes; the EXPLAIN test
+ * checks the generic plans). A URL that does not parse is used as it is.
+ *
+ * @example
+ * withGenericPlans('postgres://db/plangate') // 'postgres://db/plangate?options=-c+plan_cache_mode%3Dforce_generic_plan'
+ */
+export function withGenericPlans(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  const given = u.searchParams.get('options');
+  u.searchParams.set('options', `${given ? `${given} ` : ''}-c plan_cache_mode=force_generic_plan`);
+  return u.toString();
+}
+
+/**
  * Opens a pool on `url`. Connections are made lazily; nothing is checked here.
  *
  * @example
@@ -57,7 +79,7 @@ export function redactUrl(url: string): string {
 export function createPool(url: string, options: PostgresOptions = {}): pg.Pool {
   const statementTimeoutMs = options.statementTimeoutMs ?? 2000;
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString: withGenericPlans(url),
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 2000,
     idleTimeoutMillis: options.idleTimeoutMs ?? 30_000,
@@ -69,12 +91,6 @@ export function createPool(url: string, options: PostgresOptions = {}): pg.Pool 
     types,
   });
   const onIdleError = options.onIdleError ?? ((e: Error) => void process.stderr.write(`plangate: postgres connection lost: ${e.message}\n`));
-  // Plan the prepared decision statements once per connection, not on every call: their plans do not
-  // depend on the values (equality lookups and small LIMITs on indexes; the EXPLAIN test checks the
-  // generic plans). Set per connection, so that a URL's own `options` stay as they are.
-  pool.on('connect', (client) => {
-    client.query('SET plan_cache_mode = force_generic_plan').catch(() => {});
-  });
   // Without a listener an idle connection's error (the server restarting) would crash the process.
   pool.on('error', onIdleError);
   return pool;
