@@ -108,6 +108,8 @@ path_problem(v) := concat("", ["is ", type_phrase(v), ", not a path"]) if {
 	contains(v, "\u0000")
 } else := "is a URL, not a path" if {
 	regex.match(`^[A-Za-z][A-Za-z0-9+.-]+:/`, v)
+} else := "starts with ~, which a file server may expand to a home directory outside the roots" if {
+	startswith(v, "~")
 } else := concat("", ["is longer than ", format_int(max_path_chars, 10), " characters"]) if {
 	count(v) > max_path_chars
 }

@@ -129,6 +129,7 @@ test_a_path_that_is_not_one_plain_path_is_refused if {
 		[{"path": "a.log\u0000.txt"}, "argument \"path\" contains a NUL byte"],
 		[{"path": "file:///etc/passwd"}, "argument \"path\" is a URL, not a path"],
 		[{"path": "file:/etc/passwd"}, "argument \"path\" is a URL, not a path"],
+		[{"path": "~/notes.md"}, "argument \"path\" starts with ~, which a file server may expand to a home directory outside the roots"],
 		[{"path": concat("", [concat("", [x | some _ in numbers.range(1, 4097); x := "a"]), ".log"])}, "argument \"path\" is longer than 4096 characters"],
 	]
 	every c in cases {
