@@ -54,3 +54,21 @@ export function parseAt(value: string | undefined): number | string | undefined 
 export function actor(io: Io, by: string | undefined, fallback: string): string {
   return by ?? io.env['PLANGATE_USER'] ?? io.env['USER'] ?? fallback;
 }
+
+/**
+ * Resolves with the first SIGTERM or SIGINT, then stops listening for both.
+ *
+ * @example
+ * const signal = await untilSignal(); // 'SIGTERM'
+ */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (s: NodeJS.Signals): void => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(s);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}

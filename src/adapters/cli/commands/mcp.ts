@@ -15,7 +15,7 @@ import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp, listenStatus } from '../../mcp/http.js';
 import { EXIT } from '../exit.js';
 import type { CommandContext } from '../main.js';
-import { collect, openFromOptions } from '../shared.js';
+import { collect, openFromOptions, untilSignal } from '../shared.js';
 
 interface McpOptions {
   agent?: string;
@@ -33,18 +33,6 @@ function hostPort(value: string, option = '--listen'): { host: string; port: num
   const m = /^(.*):(\d{1,5})$/.exec(value);
   if (!m || Number(m[2]) > 65535) throw new PlangateError(ErrorCode.InvalidInput, `${option} takes HOST:PORT (got "${value}")`);
   return { host: (m[1] as string).replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(m[2]) };
-}
-
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (s: NodeJS.Signals): void => {
-      process.off('SIGTERM', on);
-      process.off('SIGINT', on);
-      resolve(s);
-    };
-    process.on('SIGTERM', on);
-    process.on('SIGINT', on);
-  });
 }
 
 export function registerMcp(program: Command, { io, wrap }: CommandContext): void {

@@ -20,7 +20,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, listen } from '../../http/server.js';
 import { EXIT } from '../exit.js';
 import type { Io } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { openFromOptions } from '../shared.js';
+import { openFromOptions, untilSignal } from '../shared.js';
 
 interface ServeOptions {
   host: string;
@@ -116,15 +116,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
         );
       };
       process.on('SIGHUP', onHup);
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
-        const on = (s: NodeJS.Signals): void => {
-          process.off('SIGTERM', on);
-          process.off('SIGINT', on);
-          resolve(s);
-        };
-        process.on('SIGTERM', on);
-        process.on('SIGINT', on);
-      });
+      const signal = await untilSignal();
       process.off('SIGHUP', onHup);
       io.err(`plangate: ${signal}: stopping (finishing the requests in flight)`);
       await running.close();
