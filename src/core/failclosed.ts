@@ -15,7 +15,7 @@
  */
 import type { CheckVerdicts, Decision } from './decision.js';
 import type { HoldFact } from './facts.js';
-import { failOpenSettings, FAIL_OPEN_CLASS } from './failopen.js';
+import { withoutPolicy } from './failopen.js';
 
 /** A held agent while the rules or the policy cannot be read: refused except the reviewer channel. */
 export const HOLD_ON_POLICY_FAILURE = 'fail_closed' as const;
@@ -63,13 +63,7 @@ export function heldWhileFailing(
     planRequired: { allowed: true, gated: false },
   };
   const base = {
-    tool: call.tool,
-    class: FAIL_OPEN_CLASS,
-    gated: false,
-    agent: call.agent,
-    agentKnown: call.agentKnown ?? false,
-    settings: failOpenSettings(),
-    candidates: [],
+    ...withoutPolicy(call),
     checks,
     // The hot answer's names for the same: the held agent's channel, and whether this call is to it.
     reviewerChannel: channel,

@@ -69,8 +69,15 @@ export function failOpenSettings(): EffectiveSettings {
  * // { allowed: true, gated: false, failOpen: { reason: 'rules/plan.yaml:3:9: invalid YAML' }, … }
  */
 export function failOpenDecision(call: { agent: string; tool: string; agentKnown?: boolean }, reason: string): Explanation {
+  return { allowed: true, ...withoutPolicy(call), failOpen: { reason } };
+}
+
+/**
+ * The fields of a decision made without the policy (failing open, or a held
+ * agent failing closed): no class from the rules, nothing gated, built-in settings.
+ */
+export function withoutPolicy(call: { agent: string; tool: string; agentKnown?: boolean }): Omit<Explanation, 'allowed'> {
   return {
-    allowed: true,
     tool: call.tool,
     class: FAIL_OPEN_CLASS,
     gated: false,
@@ -78,6 +85,5 @@ export function failOpenDecision(call: { agent: string; tool: string; agentKnown
     agentKnown: call.agentKnown ?? false,
     settings: failOpenSettings(),
     candidates: [],
-    failOpen: { reason },
   };
 }
