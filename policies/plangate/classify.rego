@@ -10,11 +10,11 @@ package plangate.classify
 # Ties between equally specific patterns go to the stricter class.
 rank := {"say": 0, "read": 1, "effect": 2, "spend": 3}
 
-default tools := {}
+# The rules are read by direct reference (data.plangate.rules.tools.…),
+# never bound whole to a value: a lookup reads only what it names.
+default default_class := "effect"
 
-tools := data.plangate.rules.tools
-
-default_class := object.get(tools, "default", "effect")
+default_class := data.plangate.rules.tools.default
 
 # specificity counts a pattern's literal characters: "github.get_*" beats "github.*".
 specificity(pattern) := count(replace(replace(pattern, "*", ""), "?", ""))
@@ -39,17 +39,21 @@ literal_prefix(pattern) := split(split(pattern, "*")[0], "?")[0]
 # prefix and suffix, and its number of literal characters, by the first
 # character of its prefix. Only the patterns that can apply to a tool are
 # looked at, and only a pattern of no simpler shape is glob-matched.
-default index := null
+default indexed := false
 
-index := tools.match.byFirst
+indexed if data.plangate.rules.tools.match.byFirst
 
 # applicable(tool): the patterns whose prefix can start the tool name.
-applicable(tool) := array.concat(object.get(index, substring(tool, 0, 1), []), object.get(index, "", [])) if {
-	index != null
+applicable(tool) := array.concat(by_first(substring(tool, 0, 1)), by_first("")) if {
+	indexed
 	tool != ""
-} else := object.get(index, "", []) if {
-	index != null
-} else := [entry_of(p) | some p in object.get(tools, "patterns", [])]
+} else := by_first("") if {
+	indexed
+} else := [entry_of(p) | some p in data.plangate.rules.tools.patterns]
+
+by_first(c) := entries if {
+	entries := data.plangate.rules.tools.match.byFirst[c]
+} else := []
 
 # entry_of(p): an unindexed pattern as its glob, tested on its literal prefix first.
 entry_of(p) := {"pattern": p.pattern, "class": p.class, "shape": "unindexed", "prefix": literal_prefix(p.pattern)}
@@ -97,9 +101,15 @@ literals(e) := e.literals if is_number(e.literals)
 
 else := specificity(e.pattern)
 
+# One matching pattern (the usual case) is its class; among several, the
+# most specific, then the strictest.
 best_pattern_class(tool) := class if {
 	found := matching(tool)
-	count(found) > 0
+	count(found) == 1
+	class := found[0].class
+} else := class if {
+	found := matching(tool)
+	count(found) > 1
 	top := max({literals(p) | some p in found})
 	tied := {p.class | some p in found; literals(p) == top}
 	strictest := max({rank[c] | some c in tied})
@@ -109,7 +119,7 @@ best_pattern_class(tool) := class if {
 
 # class_of returns the class of a tool name.
 class_of(tool) := class if {
-	class := tools.exact[tool]
+	class := data.plangate.rules.tools.exact[tool]
 } else := class if {
 	class := best_pattern_class(tool)
 } else := class if {

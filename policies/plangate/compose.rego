@@ -11,14 +11,22 @@ package plangate.compose
 
 import data.plangate.hold
 import data.plangate.plan_required
+import data.plangate.planning
 import data.plangate.plans
 import data.plangate.read_guard
+import data.plangate.trust
 
 order := ["read_guard", "planning_hold", "plan_required"]
 
+# channel_call: the call is to the reviewer channel in force for the seat.
+# Only a tool named as a reviewer channel somewhere in the rules needs the
+# seat's planning profile to tell.
 default channel_call := false
 
-channel_call if input.call.tool == hold.channel
+channel_call if {
+	input.call.tool in planning.channel_names
+	input.call.tool == hold.channel
+}
 
 default pr_refused := false
 
@@ -51,28 +59,105 @@ deciding := "read_guard" if {
 	pr_refused
 }
 
-refusal := {"code": read_guard.code, "message": read_guard.message} if deciding == "read_guard"
+default allowed := true
 
-refusal := {"code": hold.code, "message": hold.message} if deciding == "planning_hold"
+allowed := false if deciding
 
-needs_part := {"needs": read_guard.needs} if read_guard.needs
-
-else := {}
-
-# answer: the decision's fields, what both entrypoints answer: plan-required's
-# base fields and what the deciding check adds (each small part merged first,
-# the base once). A refusal's message is built only for the check that decides.
-answer := object.union(plan_required.base, answer_extra)
-
-answer_extra := object.union(plan_required.plan_part, object.union(refusal, {"allowed": false, "check": deciding})) if {
-	refusal
-} else := object.union(plan_required.refusal, {"check": deciding}) if {
+# The refusal of the deciding check; with none, plan-required's would-be
+# refusal in shadow mode. Its message is built only for the check that decides.
+code := read_guard.code if {
+	deciding == "read_guard"
+} else := hold.code if {
+	deciding == "planning_hold"
+} else := plan_required.code if {
 	deciding == "plan_required"
-} else := plan_required.extra if {
-	plan_required.allowed == true
-} else := object.union(plan_required.plan_part, {"allowed": true})
+} else := plan_required.code if {
+	shadow
+}
 
-# detail: what only an explanation carries.
-detail := object.union({"checks": checks, "candidates": plans.candidates}, plan_required.trust_part)
+message := read_guard.message if {
+	deciding == "read_guard"
+} else := hold.message if {
+	deciding == "planning_hold"
+} else := plan_required.message if {
+	code == plan_required.code
+}
 
-decision := object.union(answer, object.union(needs_part, detail))
+reason := plan_required.reason if code == plan_required.code
+
+default shadow := false
+
+shadow if {
+	not deciding
+	plan_required.shadow
+}
+
+# answer: the hot answer (plangate.hot), the decision's fields and what only
+# a gate acts on, each field defined on its own so that no part is built
+# and merged unless the answer has it.
+answer["allowed"] := allowed
+
+answer["tool"] := input.call.tool
+
+answer["class"] := plan_required.class
+
+answer["gated"] := plan_required.gated
+
+answer["agent"] := input.agent.id
+
+answer["agentKnown"] := object.get(input.agent, "known", false) == true
+
+answer["settings"] := plan_required.effective
+
+answer["check"] := deciding
+
+answer["code"] := code
+
+answer["message"] := message
+
+answer["reason"] := reason
+
+answer["shadow"] if shadow
+
+# The plan that counted, unless plan-required refuses or would refuse.
+answer["plan"] := plans.plan if not plan_required.refusal
+
+answer["needs"] := read_guard.needs
+
+answer["run"] := trust.run_verdict
+
+answer["delegation"] := trust.delegation if count(trust.claimed) > 0
+
+# Only a gate acts on these: whether the call is to the reviewer channel, a
+# held agent's reviewer channel (the host keeps it, to keep the channel open
+# if the store fails while the agent is held), and the read guard's verdict
+# when it refused (for the audit).
+gate_only := ["channelCall", "reviewerChannel", "readGuard"]
+
+answer["channelCall"] if channel_call
+
+answer["reviewerChannel"] := hold.channel if hold.held
+
+answer["readGuard"] := read_guard.verdict if deciding == "read_guard"
+
+# complete: every field an answer must have is defined. An input so damaged
+# that one is not gets no answer at all, never one with fields missing.
+complete if {
+	_ = answer.tool
+	_ = answer.class
+	_ = answer.agent
+	_ = answer.agentKnown
+	_ = answer.settings
+	refusal_complete
+}
+
+refusal_complete if not answer.code
+
+refusal_complete if {
+	_ = answer.code
+	_ = answer.message
+}
+
+# decision: the explanation, the decision's fields with every candidate and
+# every check's verdict.
+decision := object.union(object.remove(answer, gate_only), {"checks": checks, "candidates": plans.candidates}) if complete

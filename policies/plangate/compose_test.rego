@@ -110,3 +110,15 @@ test_a_hold_refusal_under_a_shadow_rule_is_not_marked_shadow if {
 	d.check == "planning_hold"
 	not d.shadow
 }
+
+test_a_shadow_would_be_refusal_is_answered_with_its_outcome if {
+	shadow_rules := object.union(gx.rules, {"planRequired": {"workspace": {"enforce": false}}})
+	d := plangate.decide with input as gx.call(fx.merge, {}, {}) with data.plangate.rules as shadow_rules
+	d.allowed == true
+	d.shadow == true
+	d.code == "plan_required:github.merge_pull_request:none"
+	d.reason == "none"
+	startswith(d.message, "plan_required:github.merge_pull_request:none — ")
+	not d.check
+	not d.plan
+}

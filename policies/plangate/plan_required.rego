@@ -23,15 +23,24 @@ effective := settings.in_force
 
 mode := effective.mode.value
 
-gated_classes := {
-	"off": set(),
-	"spends_only": {"spend"},
-	"side_effects": {"effect", "spend"},
-}
-
+# Spends are gated in spends_only mode; in side_effects mode, every effect
+# and spend.
 default gated := false
 
-gated if class in gated_classes[mode]
+gated if {
+	class == "spend"
+	mode == "spends_only"
+}
+
+gated if {
+	class == "spend"
+	mode == "side_effects"
+}
+
+gated if {
+	class == "effect"
+	mode == "side_effects"
+}
 
 # would_refuse: gated, and no plan counts.
 default would_refuse := false
@@ -62,7 +71,9 @@ else := "none"
 
 code := concat(":", ["plan_required", tool, reason])
 
-class_phrase := {"effect": "a side effect", "spend": "a spend"}
+class_phrase := "a spend" if class == "spend"
+
+else := "a side effect"
 
 scope_phrase(s) := "the workspace rule" if s.scope == "workspace"
 
@@ -70,7 +81,8 @@ scope_phrase(s) := concat("", ["the crew rule for ", s.id]) if s.scope == "crew"
 
 scope_phrase(s) := concat("", ["the agent rule for ", s.id]) if s.scope == "agent"
 
-minutes(ms) := format_int(floor(ms / 60000), 10)
+# minutes is a whole number of minutes (format_int rounds down).
+minutes(ms) := format_int(ms / 60000, 10)
 
 newest_stale := s if {
 	newest := max([c.at | some c in plans.stale_only])
@@ -103,14 +115,14 @@ who_phrase := concat("", [
 
 # A claim the records do not back is named, so the agent knows why it did not count.
 unrecorded_phrase := concat("", [
-	" The claimed delegation by ", trust.delegation.unrecorded,
+	" The claimed delegation by ", trust.unrecorded,
 	" is not on record, so neither it nor anyone above it counts.",
 ]) if {
-	trust.delegation.unrecorded
+	trust.unrecorded
 } else := ""
 
 message := concat("", [
-	code, " — ", tool, " is ", class_phrase[class], " and ", input.agent.id,
+	code, " — ", tool, " is ", class_phrase, " and ", input.agent.id,
 	" runs under plan-required mode ", mode, " (", scope_phrase(effective.mode), "). ",
 	who_phrase, ".", unrecorded_phrase, " Post a message of kind `plan` saying what you are about to do — in your own thread, ",
 	"a crew thread above you, or the org thread — then retry. ",

@@ -70,6 +70,15 @@ picked := choice(input.agent)
 
 in_force(field) := setting(picked.name, field)
 
+# channel_names are the tools any seat may have as its reviewer channel: a
+# call to any other tool is no channel call, whoever makes it.
+channel_names := ({builtin.reviewerChannel} | {name |
+	some name in [data.plangate.rules.planningGate.defaults.reviewerChannel]
+}) | {name |
+	some profile in data.plangate.rules.planningGate.profiles
+	name := profile.reviewerChannel
+}
+
 # matches holds when a tool name is one of the entries: exact names and
 # `*`/`?` patterns, read exactly as tool patterns are (see plangate.classify).
 matches(tool, entries) if {

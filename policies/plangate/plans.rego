@@ -58,13 +58,26 @@ upstream_threads[u.id] contains t if {
 	some t in threads_of(u)
 }
 
+# planner_threads: the seats whose plans may count for this call (the acting
+# agent, and with acceptUpstream each seat up its recorded chain), each with
+# the threads it speaks in.
+planner_threads[input.agent.id] := own_threads
+
+planner_threads[id] := threads if {
+	accept_upstream
+	some id, threads in upstream_threads
+}
+
 same_run(m) if trust.same_run(m)
 
 age_ms(m) := input.now - m.at
 
+# A message posted after fresh_after is fresh (the subtraction is done once per decision).
+fresh_after := input.now - window_ms
+
 fresh(m) if {
 	m.at <= input.now
-	age_ms(m) < window_ms
+	m.at > fresh_after
 }
 
 # The four conditions, as predicates shared by the decision (`counts`) and
@@ -79,26 +92,10 @@ by_acting_agent(m) if m.author == input.agent.id
 
 by_upstream(m) if m.author in upstream_ids
 
-may_plan(m) if by_acting_agent(m)
-
-may_plan(m) if {
-	by_upstream(m)
-	accept_upstream
-}
-
-timely(m) if fresh(m)
-
-timely(m) if same_run(m)
-
-# counts(m): m counts as a plan for this call (no reason fails).
-counts(m) if {
-	is_plan(m)
-	by_agent(m)
-	may_plan(m)
-	in_threads(m)
-	not failed("future", m)
-	not failed("stale", m)
-}
+# timely(m): a message not from after the decision is fresh or of the same run.
+timely(m) if {
+	m.at > fresh_after
+} else := same_run(m)
 
 failed("not_plan", m) if not is_plan(m)
 
@@ -146,17 +143,28 @@ candidates := [c |
 	})
 ]
 
-counting := [m | some m in messages; counts(m)]
+# eligible are the plans by a seat that may plan for this call, in a thread
+# that seat speaks in, not from after the decision: the four conditions but
+# freshness, checked at once, in one pass over the messages.
+eligible := [m |
+	some m in messages
+	m.kind == "plan"
+	m.authorKind == "agent"
+	planner_threads[m.author][m.thread]
+	m.at <= input.now
+]
+
+# An eligible plan counts when it is fresh, or of the call's open run.
+eligible_fresh := [m | some m in eligible; m.at > fresh_after]
+
+eligible_old := [m | some m in eligible; m.at <= fresh_after]
+
+# counting lists the messages that count as a plan for this call (the
+# fresh ones, then those of the same run).
+counting := array.concat(eligible_fresh, [m | some m in eligible_old; same_run(m)])
 
 # stale_only lists plans that fail on freshness alone.
-stale_only := [m |
-	some m in messages
-	is_plan(m)
-	by_agent(m)
-	may_plan(m)
-	in_threads(m)
-	failed("stale", m)
-]
+stale_only := [m | some m in eligible_old; not same_run(m)]
 
 via(m) := "fresh" if fresh(m)
 

@@ -51,9 +51,11 @@ builtin_specs := {
 # bare_name is the tool's name without a namespace (`fs__read_file` → `read_file`).
 bare_name := parts[count(parts) - 1] if parts := split(tool, "__")
 
+# Every built-in read tool's name has "read" in it: other tools skip the lookup.
 spec := s if {
 	s := specs[tool]
 } else := s if {
+	contains(tool, "read")
 	s := builtin_specs[bare_name]
 }
 

@@ -10,35 +10,38 @@ package plangate.settings
 
 default_window_min := 30
 
-# The rules are read by direct reference (data.plangate.rules.planRequired.…),
-# never copied whole into a value: a lookup reads only the rule it names.
+fields := ["mode", "windowMin", "acceptUpstream", "enforce"]
 
-# pick returns the narrowest scope setting `field`, described with its
-# source: the agent's rule, else the nearest crew's that sets it, else the
-# workspace rule, else the default. Each scope is looked up directly, so the
-# work does not grow with the number of rules.
-pick(seat, field, fallback) := scoped("agent", seat.id, rule, field) if {
-	rule := data.plangate.rules.planRequired.agents[seat.id]
+# described holds every rule's settings, each described with its scope and
+# source: {agents: {id: {field: setting}}, crews: {…}, workspace: {…}}. The
+# host computes it once when it normalizes the rules (rules.index.settings,
+# see src/core/settings-index.ts); a data document without it has its rules
+# described here, by the same definitions, on each evaluation.
+described := data.plangate.rules.index.settings if {
+	data.plangate.rules.index.settings.workspace
+} else := {
+	"agents": {id: describe("agent", id, rule) | some id, rule in object.get(rules, "agents", {})},
+	"crews": {id: describe("crew", id, rule) | some id, rule in object.get(rules, "crews", {})},
+	"workspace": describe("workspace", null, object.get(rules, "workspace", {})),
+}
+
+default rules := {}
+
+rules := data.plangate.rules.planRequired
+
+# describe lists the settings one rule sets, each with where it is from.
+describe(scope, id, rule) := {field: setting(scope, id, rule, field) |
+	some field in fields
 	rule[field] != null
-} else := scoped("crew", crew, data.plangate.rules.planRequired.crews[crew], field) if {
-	crew := setting_crews(seat, field)[0]
-} else := workspace_setting(data.plangate.rules.planRequired.workspace, field) if {
-	data.plangate.rules.planRequired.workspace[field] != null
-} else := {"value": fallback, "scope": "default"}
+}
 
-# setting_crews lists the seat's crews, nearest first, whose rule sets `field`.
-setting_crews(seat, field) := [crew |
-	some crew in object.get(seat, "crews", [])
-	data.plangate.rules.planRequired.crews[crew][field] != null
-]
-
-scoped(scope, id, rule, field) := {"scope": scope, "id": id, "value": rule[field], "source": s} if {
+setting(scope, id, rule, field) := object.union(named(scope, id, rule[field]), {"source": s}) if {
 	s := source_of(rule, field)
-} else := {"scope": scope, "id": id, "value": rule[field]}
+} else := named(scope, id, rule[field])
 
-workspace_setting(rule, field) := {"scope": "workspace", "value": rule[field], "source": s} if {
-	s := source_of(rule, field)
-} else := {"scope": "workspace", "value": rule[field]}
+named("workspace", _, value) := {"scope": "workspace", "value": value}
+
+named(scope, id, value) := {"scope": scope, "id": id, "value": value} if scope != "workspace"
 
 # source_of is where the rule records it was defined: the field's own source
 # when the rule has one (`sources`, e.g. a workspace rule pinned by
@@ -50,13 +53,33 @@ source_of(rule, field) := rule.sources[field] if {
 	is_string(rule.source)
 }
 
-# effective returns {mode, windowMin, acceptUpstream, enforce} for a seat {id, crews}.
+# layers are the described rules that apply to a seat {id, crews}, narrowest
+# first; only the rules that exist are listed, so the work does not grow
+# with the number of rules.
+layers(seat) := array.concat(agent_layer(seat), array.concat(
+	[l | some crew in object.get(seat, "crews", []); l := described.crews[crew]],
+	[described.workspace],
+))
+
+agent_layer(seat) := [described.agents[seat.id]] if described.agents[seat.id]
+
+else := []
+
+# effective returns {mode, windowMin, acceptUpstream, enforce} for a seat
+# {id, crews}: each setting from the narrowest layer that sets it, else its
+# default.
 effective(seat) := {
-	"mode": pick(seat, "mode", "off"),
-	"windowMin": pick(seat, "windowMin", default_window_min),
-	"acceptUpstream": pick(seat, "acceptUpstream", false),
-	"enforce": pick(seat, "enforce", true),
+	"mode": pick(seat_layers, "mode", "off"),
+	"windowMin": pick(seat_layers, "windowMin", default_window_min),
+	"acceptUpstream": pick(seat_layers, "acceptUpstream", false),
+	"enforce": pick(seat_layers, "enforce", true),
+} if {
+	seat_layers := layers(seat)
 }
+
+pick(seat_layers, field, fallback) := s if {
+	s := [x | some l in seat_layers; x := l[field]][0]
+} else := {"value": fallback, "scope": "default"}
 
 # in_force: the settings in force for the acting agent, computed once per decision.
 in_force := effective(input.agent)

@@ -180,10 +180,26 @@ test_a_workspace_rule_without_source_still_applies if {
 	s.windowMin == {"value": 12, "scope": "workspace"}
 }
 
-test_crews_setting_a_field_are_listed_nearest_first if {
-	crews := settings.setting_crews(fx.worker, "mode") with data.plangate.rules as full
-	crews == ["desk", "news"]
-	settings.setting_crews(fx.worker, "noSuchField") == [] with data.plangate.rules as full
+test_layers_are_the_seats_rules_nearest_first if {
+	layers := settings.layers(fx.worker) with data.plangate.rules as full
+	[l.mode.id | some l in layers; l.mode.scope != "workspace"] == ["0xWORKER", "desk", "news"]
+	layers[3].mode.scope == "workspace"
+	count(layers) == 4
+}
+
+# The host's index (rules.index.settings) is read as it is: the policy does
+# not describe the rules again when it is there.
+test_the_settings_index_is_read_when_present if {
+	index := {
+		"agents": {},
+		"crews": {"desk": {"mode": {"value": "spends_only", "scope": "crew", "id": "desk", "source": "indexed"}}},
+		"workspace": {"windowMin": {"value": 7, "scope": "workspace"}},
+	}
+	rules := object.union(full, {"index": {"settings": index}})
+	s := settings.effective(fx.worker) with data.plangate.rules as rules
+	s.mode == {"value": "spends_only", "scope": "crew", "id": "desk", "source": "indexed"}
+	s.windowMin == {"value": 7, "scope": "workspace"}
+	s.acceptUpstream == {"value": false, "scope": "default"}
 }
 
 # --- enforce (shadow mode) and per-field sources

@@ -74,9 +74,15 @@ chain_ids := {id | some id in chain}
 
 delegation := object.union({"claimed": claimed, "chain": chain}, unrecorded_part)
 
-unrecorded_part := {"unrecorded": claimed[chain_length]} if chain_length < count(claimed)
+unrecorded_part := {"unrecorded": unrecorded} if unrecorded
 
 else := {}
+
+# unrecorded: the first claimed manager without a recorded delegation, if any.
+unrecorded := claimed[chain_length] if {
+	count(claimed) > 0
+	chain_length < count(claimed)
+}
 
 # --- the call's run
 

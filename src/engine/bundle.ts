@@ -4,7 +4,7 @@
  * `opa run -b` serves as is, so a gateway that already speaks OPA can use
  * plangate's rules unchanged.
  */
-import { withMatchIndex } from '../core/patterns.js';
+import { withIndexes } from '../core/rules-index.js';
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile, rename } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -59,7 +59,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleResult>
     };
     await mkdir(join(stage, 'policies', 'plangate'), { recursive: true });
     await writeFile(join(stage, '.manifest'), JSON.stringify(manifest));
-    await writeFile(join(stage, 'data.json'), JSON.stringify({ plangate: { rules: withMatchIndex(options.data) } }));
+    await writeFile(join(stage, 'data.json'), JSON.stringify({ plangate: { rules: withIndexes(options.data) } }));
     await writeFile(join(stage, 'policy.wasm'), wasm);
     for (const file of rego) {
       await writeFile(join(stage, 'policies', 'plangate', file), await readFile(join(POLICY_SOURCES, file)));

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import { ErrorCode, PlangateError, toError } from '../core/errors.js';
-import { withMatchIndex } from '../core/patterns.js';
+import { withIndexes } from '../core/rules-index.js';
 import { rawEvaluator, type RawEvaluate } from './abi.js';
 import type {
   Decision,
@@ -99,7 +99,7 @@ export class Engine implements Evaluator {
       }
     }
     try {
-      policy.setData({ plangate: { rules: withMatchIndex(options.data) } });
+      policy.setData({ plangate: { rules: withIndexes(options.data) } });
     } catch (thrown) {
       throw new PlangateError(ErrorCode.PolicyUnavailable, `the rules cannot be loaded into the policy: ${toError(thrown).message}`, [], { cause: thrown });
     }
