@@ -9,11 +9,13 @@
 #   never refuses it (sending a plan never needs a plan).
 package plangate.compose
 
+import data.plangate.classify
 import data.plangate.hold
 import data.plangate.plan_required
 import data.plangate.planning
 import data.plangate.plans
 import data.plangate.read_guard
+import data.plangate.settings
 import data.plangate.trust
 
 order := ["read_guard", "planning_hold", "plan_required"]
@@ -59,10 +61,6 @@ deciding := "read_guard" if {
 	pr_refused
 }
 
-default allowed := true
-
-allowed := false if deciding
-
 # The refusal of the deciding check; with none, plan-required's would-be
 # refusal in shadow mode. Its message is built only for the check that decides.
 code := read_guard.code if {
@@ -95,11 +93,13 @@ shadow if {
 # answer: the hot answer (plangate.hot), the decision's fields and what only
 # a gate acts on, each field defined on its own so that no part is built
 # and merged unless the answer has it.
-answer["allowed"] := allowed
+answer["allowed"] := false if deciding
+
+answer["allowed"] if not deciding
 
 answer["tool"] := input.call.tool
 
-answer["class"] := plan_required.class
+answer["class"] := classify.class
 
 answer["gated"] := plan_required.gated
 
@@ -107,7 +107,7 @@ answer["agent"] := input.agent.id
 
 answer["agentKnown"] := object.get(input.agent, "known", false) == true
 
-answer["settings"] := plan_required.effective
+answer["settings"] := settings.in_force
 
 answer["check"] := deciding
 
@@ -148,14 +148,12 @@ complete if {
 	_ = answer.agent
 	_ = answer.agentKnown
 	_ = answer.settings
-	refusal_complete
+	not message_missing
 }
 
-refusal_complete if not answer.code
-
-refusal_complete if {
-	_ = answer.code
-	_ = answer.message
+message_missing if {
+	answer.code
+	not answer.message
 }
 
 # decision: the explanation, the decision's fields with every candidate and

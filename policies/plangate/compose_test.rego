@@ -122,3 +122,10 @@ test_a_shadow_would_be_refusal_is_answered_with_its_outcome if {
 	not d.check
 	not d.plan
 }
+
+test_a_refusal_whose_message_cannot_be_built_gets_no_answer if {
+	# a seat id that is not a string: the code can be built, its message not
+	inp := object.union(gx.call(fx.merge, {}, {}), {"agent": {"id": 7, "known": true, "crews": []}})
+	not plangate.decide with input as inp with data.plangate.rules as gx.rules
+	not plangate.decision with input as inp with data.plangate.rules as gx.rules
+}

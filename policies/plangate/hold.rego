@@ -19,7 +19,7 @@ hold := input.hold if is_object(input.hold)
 
 default held := false
 
-held if hold
+held if is_object(input.hold)
 
 # exempt says why a tool stays open during a hold.
 exempt := "reviewer_channel" if {

@@ -15,30 +15,26 @@ import data.plangate.plans
 import data.plangate.settings
 import data.plangate.trust
 
-tool := input.call.tool
-
-class := classify.class
-
-effective := settings.in_force
-
-mode := effective.mode.value
+# The rules read the call, its class and the settings in force directly
+# (every rule an evaluation computes has a cost, so there are no aliases).
+mode := settings.in_force.mode.value
 
 # Spends are gated in spends_only mode; in side_effects mode, every effect
 # and spend.
 default gated := false
 
 gated if {
-	class == "spend"
+	classify.class == "spend"
 	mode == "spends_only"
 }
 
 gated if {
-	class == "spend"
+	classify.class == "spend"
 	mode == "side_effects"
 }
 
 gated if {
-	class == "effect"
+	classify.class == "effect"
 	mode == "side_effects"
 }
 
@@ -56,7 +52,7 @@ default shadow := false
 
 shadow if {
 	would_refuse
-	effective.enforce.value == false
+	settings.in_force.enforce.value == false
 }
 
 default allowed := false
@@ -69,9 +65,9 @@ reason := "stale" if count(plans.stale_only) > 0
 
 else := "none"
 
-code := concat(":", ["plan_required", tool, reason])
+code := concat(":", ["plan_required", input.call.tool, reason])
 
-class_phrase := "a spend" if class == "spend"
+class_phrase := "a spend" if classify.class == "spend"
 
 else := "a side effect"
 
@@ -105,12 +101,12 @@ stale_whose := concat("", [input.agent.id, "'s newest plan"]) if {
 
 who_phrase := concat("", [
 	stale_whose, " is ", minutes(plans.age_ms(newest_stale)), " minutes old, outside the ",
-	format_int(effective.windowMin.value, 10), "-minute window",
+	format_int(settings.in_force.windowMin.value, 10), "-minute window",
 ]) if {
 	reason == "stale"
 } else := concat("", [
 	input.agent.id, " has posted no plan in a thread it speaks in within the last ",
-	format_int(effective.windowMin.value, 10), " minutes", upstream_phrase,
+	format_int(settings.in_force.windowMin.value, 10), " minutes", upstream_phrase,
 ])
 
 # A claim the records do not back is named, so the agent knows why it did not count.
@@ -122,8 +118,8 @@ unrecorded_phrase := concat("", [
 } else := ""
 
 message := concat("", [
-	code, " — ", tool, " is ", class_phrase, " and ", input.agent.id,
-	" runs under plan-required mode ", mode, " (", scope_phrase(effective.mode), "). ",
+	code, " — ", input.call.tool, " is ", class_phrase, " and ", input.agent.id,
+	" runs under plan-required mode ", mode, " (", scope_phrase(settings.in_force.mode), "). ",
 	who_phrase, ".", unrecorded_phrase, " Post a message of kind `plan` saying what you are about to do — in your own thread, ",
 	"a crew thread above you, or the org thread — then retry. ",
 	"A plan approves nothing: every other policy and human gate still applies.",
@@ -131,12 +127,12 @@ message := concat("", [
 
 base := {
 	"allowed": allowed,
-	"tool": tool,
-	"class": class,
+	"tool": input.call.tool,
+	"class": classify.class,
 	"gated": gated,
 	"agent": input.agent.id,
 	"agentKnown": object.get(input.agent, "known", false) == true,
-	"settings": effective,
+	"settings": settings.in_force,
 }
 
 # The recorded facts behind the claims: the run's status, the delegation chain.

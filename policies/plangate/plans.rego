@@ -21,13 +21,9 @@ default upstream := []
 
 upstream := input.upstream
 
-effective := settings.in_force
-
-window_ms := effective.windowMin.value * 60000
-
 default accept_upstream := false
 
-accept_upstream if effective.acceptUpstream.value == true
+accept_upstream if settings.in_force.acceptUpstream.value == true
 
 # Only seats of the recorded chain are upstream: a claimed manager without a
 # recorded delegation is nobody's upstream.
@@ -72,8 +68,8 @@ same_run(m) if trust.same_run(m)
 
 age_ms(m) := input.now - m.at
 
-# A message posted after fresh_after is fresh (the subtraction is done once per decision).
-fresh_after := input.now - window_ms
+# A message posted after fresh_after is fresh (the arithmetic is done once per decision).
+fresh_after := input.now - (settings.in_force.windowMin.value * 60000)
 
 fresh(m) if {
 	m.at <= input.now
@@ -147,24 +143,22 @@ candidates := [c |
 # that seat speaks in, not from after the decision: the four conditions but
 # freshness, checked at once, in one pass over the messages.
 eligible := [m |
-	some m in messages
+	some m in input.messages
 	m.kind == "plan"
 	m.authorKind == "agent"
 	planner_threads[m.author][m.thread]
 	m.at <= input.now
 ]
 
-# An eligible plan counts when it is fresh, or of the call's open run.
-eligible_fresh := [m | some m in eligible; m.at > fresh_after]
-
-eligible_old := [m | some m in eligible; m.at <= fresh_after]
-
-# counting lists the messages that count as a plan for this call (the
-# fresh ones, then those of the same run).
-counting := array.concat(eligible_fresh, [m | some m in eligible_old; same_run(m)])
+# counting lists the messages that count as a plan for this call: the
+# eligible plans that are fresh, then those of the call's open run.
+counting := array.concat(
+	[m | some m in eligible; m.at > fresh_after],
+	[m | some m in eligible; m.at <= fresh_after; same_run(m)],
+)
 
 # stale_only lists plans that fail on freshness alone.
-stale_only := [m | some m in eligible_old; not same_run(m)]
+stale_only := [m | some m in eligible; m.at <= fresh_after; not same_run(m)]
 
 via(m) := "fresh" if fresh(m)
 

@@ -32,10 +32,6 @@ max_paths := 64
 
 tool := input.call.tool
 
-default specs := {}
-
-specs := data.plangate.rules.readGuard.tools
-
 # builtin_specs are the read tools of the MCP reference filesystem server,
 # and an MCP gateway's resources/read of a file: URI (the gateway gives its
 # path). They apply also behind a gateway's `<upstream>__` namespace or a
@@ -53,7 +49,7 @@ bare_name := parts[count(parts) - 1] if parts := split(tool, "__")
 
 # Every built-in read tool's name has "read" in it: other tools skip the lookup.
 spec := s if {
-	s := specs[tool]
+	s := data.plangate.rules.readGuard.tools[input.call.tool]
 } else := s if {
 	contains(tool, "read")
 	s := builtin_specs[bare_name]

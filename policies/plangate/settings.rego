@@ -12,18 +12,13 @@ default_window_min := 30
 
 fields := ["mode", "windowMin", "acceptUpstream", "enforce"]
 
-# described holds every rule's settings, each described with its scope and
-# source: {agents: {id: {field: setting}}, crews: {…}, workspace: {…}}. The
-# host computes it once when it normalizes the rules (rules.index.settings,
-# see src/core/settings-index.ts); a data document without it has its rules
-# described here, by the same definitions, on each evaluation.
-described := data.plangate.rules.index.settings if {
-	data.plangate.rules.index.settings.workspace
-} else := {
-	"agents": {id: describe("agent", id, rule) | some id, rule in object.get(rules, "agents", {})},
-	"crews": {id: describe("crew", id, rule) | some id, rule in object.get(rules, "crews", {})},
-	"workspace": describe("workspace", null, object.get(rules, "workspace", {})),
-}
+# Each rule's settings, described with their scope and source, are read from
+# the index the host computes once when it normalizes the rules
+# (rules.index.settings: {agents: {id: {field: setting}}, crews: {…},
+# workspace: {…}}, see src/core/settings-index.ts), by direct reference: a
+# lookup reads only the rule it names. A data document without the index has
+# its rules described here, by the same definitions, on each evaluation.
+indexed if data.plangate.rules.index.settings.workspace
 
 default rules := {}
 
@@ -57,13 +52,22 @@ source_of(rule, field) := rule.sources[field] if {
 # first; only the rules that exist are listed, so the work does not grow
 # with the number of rules.
 layers(seat) := array.concat(agent_layer(seat), array.concat(
-	[l | some crew in object.get(seat, "crews", []); l := described.crews[crew]],
-	[described.workspace],
+	[l | some crew in object.get(seat, "crews", []); l := data.plangate.rules.index.settings.crews[crew]],
+	[data.plangate.rules.index.settings.workspace],
+)) if {
+	indexed
+} else := array.concat(described_agent(seat), array.concat(
+	[describe("crew", crew, rules.crews[crew]) | some crew in object.get(seat, "crews", []); rules.crews[crew]],
+	[describe("workspace", null, object.get(rules, "workspace", {}))],
 ))
 
-agent_layer(seat) := [described.agents[seat.id]] if described.agents[seat.id]
+agent_layer(seat) := [l] if {
+	l := data.plangate.rules.index.settings.agents[seat.id]
+} else := []
 
-else := []
+described_agent(seat) := [describe("agent", seat.id, rules.agents[seat.id])] if {
+	rules.agents[seat.id]
+} else := []
 
 # effective returns {mode, windowMin, acceptUpstream, enforce} for a seat
 # {id, crews}: each setting from the narrowest layer that sets it, else its

@@ -191,7 +191,7 @@ test_layers_are_the_seats_rules_nearest_first if {
 # not describe the rules again when it is there.
 test_the_settings_index_is_read_when_present if {
 	index := {
-		"agents": {},
+		"agents": {"0xWORKER": {"enforce": {"value": false, "scope": "agent", "id": "0xWORKER"}}},
 		"crews": {"desk": {"mode": {"value": "spends_only", "scope": "crew", "id": "desk", "source": "indexed"}}},
 		"workspace": {"windowMin": {"value": 7, "scope": "workspace"}},
 	}
@@ -200,6 +200,12 @@ test_the_settings_index_is_read_when_present if {
 	s.mode == {"value": "spends_only", "scope": "crew", "id": "desk", "source": "indexed"}
 	s.windowMin == {"value": 7, "scope": "workspace"}
 	s.acceptUpstream == {"value": false, "scope": "default"}
+	s.enforce == {"value": false, "scope": "agent", "id": "0xWORKER"}
+
+	# a seat the index has no agent rule for
+	t := settings.effective({"id": "0xNEW", "crews": ["desk"]}) with data.plangate.rules as rules
+	t.mode.id == "desk"
+	t.enforce == {"value": true, "scope": "default"}
 }
 
 # --- enforce (shadow mode) and per-field sources
