@@ -414,6 +414,8 @@ async function runCoreBench(): Promise<void> {
 
 async function main(): Promise<void> {
   await runCoreBench();
+  // BENCH_ONLY_CORE=1: parts 1–4 only (decide, the floor, opa bench), for a quick comparison.
+  if (process.env.BENCH_ONLY_CORE === '1') return;
   gc(); // so the next parts do not pay for collecting the core bench's world
 
   // 4b. Memory over 1M decisions on one gate (bench/memory.ts).
