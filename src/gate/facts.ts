@@ -34,13 +34,19 @@ export interface GatherOptions {
  */
 export async function gatherInput(store: FactSource, call: CheckedCall, options: GatherOptions = {}): Promise<PolicyInput> {
   const claimed = call.delegatedBy;
-  const workers = [call.agent, ...claimed.slice(0, -1)];
   // A call that names no run and claims no chain (the common case) reads nothing here.
-  const [run, links] = await Promise.all([
-    call.runId !== undefined ? store.getRun(call.runId) : undefined,
-    claimed.length === 0 ? [] : Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId)
-      .then((ds) => ds.filter((d) => d.manager === manager)))),
-  ]);
+  let run: Run | undefined;
+  let links: Delegation[][] = [];
+  if (claimed.length === 0) {
+    if (call.runId !== undefined) run = await store.getRun(call.runId);
+  } else {
+    const workers = [call.agent, ...claimed.slice(0, -1)];
+    [run, links] = await Promise.all([
+      call.runId !== undefined ? store.getRun(call.runId) : undefined,
+      Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId)
+        .then((ds) => ds.filter((d) => d.manager === manager)))),
+    ]);
+  }
   const backed = links.findIndex((ds) => ds.length === 0);
   const recorded = backed < 0 ? claimed : claimed.slice(0, backed);
   const q: DecisionFactsQuery = { agent: call.agent, delegatedBy: recorded, now: call.now };
