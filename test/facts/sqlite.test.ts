@@ -97,6 +97,10 @@ describe('sqlite store', () => {
     raw.prepare("UPDATE agents SET crew = 'root' WHERE id = 'W'").run();
     raw.close();
     expect(await crewsOf('W')).toEqual([['root', 'ops']]);
+    // The run is read in the same snapshot.
+    expect((await a.decisionFacts!({ agent: 'W', delegatedBy: [], now: 1, runId: 'R' })).run).toBeNull();
+    const run = await b.startRun({ id: 'R', seat: 'W', startedBy: 'host', startedAt: 1, expiresAt: 10 });
+    expect((await a.decisionFacts!({ agent: 'W', delegatedBy: [], now: 1, runId: 'R' })).run).toEqual(run);
     // What a caller does with the facts never reaches what the store keeps.
     (await a.decisionFacts!({ agent: 'W', delegatedBy: [], now: 1 })).agent.crews.push('tampered');
     expect(await crewsOf('W')).toEqual([['root', 'ops']]);

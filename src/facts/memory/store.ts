@@ -115,6 +115,8 @@ function factsOf(rows: Row[]): MessageFact[] {
 interface Seat {
   crews: readonly string[];
   threads: readonly string[];
+  /** The agent's plans in each of `threads` (the live sorted lists, undefined for none yet). */
+  plans: ReadonlyArray<Sorted | undefined>;
 }
 
 /**
@@ -169,6 +171,15 @@ export function createMemoryStore(): Store {
     return h;
   }
 
+  /**
+   * Known agents' crews, threads and plan lists, kept between org changes
+   * (every putCrew and putAgent empties it; an agent's first plan in a
+   * thread drops its entry), so a decision does not walk the crew chain,
+   * build thread names or look its lists up. Unknown ids are not kept: the
+   * cache is bounded by the org.
+   */
+  const seats = new Map<string, Seat>();
+
   /** Stores a message (validated); synchronous, so a hold can link it in the same step. */
   function insert(message: NewMessage): StoredMessage {
     const m = checkNewMessage(message);
@@ -178,7 +189,14 @@ export function createMemoryStore(): Store {
     if (row.authorKind === 'agent') {
       insertSorted(entry(byAgentAuthor, row.author, () => []), row);
       if (row.kind === 'plan') {
-        insertSorted(entry(entry(plans, row.author, () => new Map()), row.thread, () => []), row);
+        const byThreadPlans = entry(plans, row.author, () => new Map<string, Sorted>());
+        let list = byThreadPlans.get(row.thread);
+        if (list === undefined) {
+          byThreadPlans.set(row.thread, (list = []));
+          // The author's kept seat has no list for this thread yet.
+          seats.delete(row.author);
+        }
+        insertSorted(list, row);
         if (row.runId !== undefined) {
           const byThreadRun = entry(runPlans, row.author, () => new Map<string, Map<string, Sorted>>());
           insertSorted(entry(entry(byThreadRun, row.thread, () => new Map()), row.runId, () => []), row);
@@ -189,14 +207,7 @@ export function createMemoryStore(): Store {
   }
 
   const { readActiveHold, ...holds } = createMemoryHolds(open, insert);
-
-  /**
-   * Known agents' crews and threads, computed once per org change (every
-   * putCrew and putAgent empties it), so a decision does not walk the crew
-   * chain or build thread names. Unknown ids are not kept: the cache is
-   * bounded by the org.
-   */
-  const seats = new Map<string, Seat>();
+  const { readRun, ...runs } = createMemoryRuns(open);
 
   function seatOf(agentId: string): Seat | undefined {
     let seat = seats.get(agentId);
@@ -204,7 +215,9 @@ export function createMemoryStore(): Store {
       const crew = agents.get(agentId);
       if (crew === undefined) return undefined;
       const crews = chain(crew);
-      seat = { crews, threads: threadsToFetch({ id: agentId, known: true, crews }) };
+      const threads = threadsToFetch({ id: agentId, known: true, crews });
+      const byThread = plans.get(agentId);
+      seat = { crews, threads, plans: threads.map((t) => byThread?.get(t)) };
       seats.set(agentId, seat);
     }
     return seat;
@@ -232,6 +245,21 @@ export function createMemoryStore(): Store {
     }
   }
 
+  /** {@link plansInto} for a seat's own threads, through the lists its kept seat holds. */
+  function seatPlansInto(found: Row[], author: string, now: number, runId: string | undefined): void {
+    const seat = seatOf(author);
+    if (seat === undefined) return plansInto(found, author, threadsOf(author), now, runId);
+    const runByThread = runId === undefined ? undefined : runPlans.get(author);
+    for (let i = 0; i < seat.threads.length; i++) {
+      const plan = newestOne(seat.plans[i], now);
+      if (plan) found.push(plan);
+      if (runByThread !== undefined) {
+        const runPlan = newestOne(runByThread.get(seat.threads[i] as string)?.get(runId as string), now);
+        if (runPlan) found.push(runPlan);
+      }
+    }
+  }
+
   function candidatesOf(q: CandidateQuery): MessageFact[] {
     checkCandidateQuery(q);
     const found: Row[] = [];
@@ -253,7 +281,7 @@ export function createMemoryStore(): Store {
 
   return {
     ...holds,
-    ...createMemoryRuns(open),
+    ...runs,
 
     async putCrew(crew: Crew): Promise<void> {
       open();
@@ -327,11 +355,12 @@ export function createMemoryStore(): Store {
       const hold = readActiveHold(q.agent);
       const found: Row[] = [];
       const own = threadsOf(q.agent);
-      plansInto(found, q.agent, own, q.now, q.runId);
-      for (const seat of q.delegatedBy) plansInto(found, seat, threadsOf(seat), q.now, q.runId);
+      seatPlansInto(found, q.agent, q.now, q.runId);
+      for (const seat of q.delegatedBy) seatPlansInto(found, seat, q.now, q.runId);
       if (q.context) contextInto(found, own, q.agent, q.now, q.context);
-      const messages = factsOf(found);
-      return hold ? { agent, upstream, hold, messages } : { agent, upstream, messages };
+      const facts: DecisionFacts = hold ? { agent, upstream, hold, messages: factsOf(found) } : { agent, upstream, messages: factsOf(found) };
+      if (q.runId !== undefined) facts.run = readRun(q.runId) ?? null;
+      return facts;
     },
 
     async listThread(thread: string, limit: number): Promise<StoredMessage[]> {

@@ -285,6 +285,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
   const candidates = db.transaction(candidatesOf);
 
   const { readActiveHold, ...holds } = createSqliteHolds(db);
+  const { readRun, ...runs } = createSqliteRuns(db);
 
   /** The whole decision's facts in one read transaction: one snapshot, one lock. */
   const decisionFacts = db.transaction((q: DecisionFactsQuery): DecisionFacts => {
@@ -299,13 +300,14 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     plansInto(rows, agent.id, own, q.now, q.runId);
     for (const seat of upstream) plansInto(rows, seat.id, threadsToFetch(seat), q.now, q.runId);
     if (q.context) contextInto(rows, own, agent.id, q.now, q.context);
-    const messages = factsOf(rows);
-    return hold ? { agent, upstream, hold, messages } : { agent, upstream, messages };
+    const facts: DecisionFacts = hold ? { agent, upstream, hold, messages: factsOf(rows) } : { agent, upstream, messages: factsOf(rows) };
+    if (q.runId !== undefined) facts.run = readRun(q.runId) ?? null;
+    return facts;
   });
 
   return {
     ...holds,
-    ...createSqliteRuns(db),
+    ...runs,
 
     async putCrew(crew: Crew): Promise<void> {
       try {
