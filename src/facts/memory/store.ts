@@ -180,11 +180,28 @@ export function createMemoryStore(): Store {
    */
   const seats = new Map<string, Seat>();
 
+  /**
+   * One string per distinct thread, author, kind and run id: rows share
+   * them, so a store of many messages holds each name once and the facts
+   * of a decision point at a few strings read often.
+   */
+  const names = new Map<string, string>();
+  function name(s: string): string {
+    const known = names.get(s);
+    if (known !== undefined) return known;
+    names.set(s, s);
+    return s;
+  }
+
   /** Stores a message (validated); synchronous, so a hold can link it in the same step. */
   function insert(message: NewMessage): StoredMessage {
     const m = checkNewMessage(message);
     const seq = nextId++;
-    const row: Row = { ...m, id: String(seq), seq };
+    const row: Row = {
+      thread: name(m.thread), author: name(m.author), authorKind: m.authorKind, kind: name(m.kind), body: m.body, at: m.at,
+      id: String(seq), seq,
+    };
+    if (m.runId !== undefined) row.runId = name(m.runId);
     insertSorted(entry(byThread, row.thread, () => []), row);
     if (row.authorKind === 'agent') {
       insertSorted(entry(byAgentAuthor, row.author, () => []), row);
@@ -215,7 +232,7 @@ export function createMemoryStore(): Store {
       const crew = agents.get(agentId);
       if (crew === undefined) return undefined;
       const crews = chain(crew);
-      const threads = threadsToFetch({ id: agentId, known: true, crews });
+      const threads = threadsToFetch({ id: agentId, known: true, crews }).map((t) => names.get(t) ?? t);
       const byThread = plans.get(agentId);
       seat = { crews, threads, plans: threads.map((t) => byThread?.get(t)) };
       seats.set(agentId, seat);
