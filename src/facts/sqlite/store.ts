@@ -258,8 +258,10 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
   function plansInto(rows: FactTuple[], author: string, threads: readonly string[], now: number, runId: string | undefined): void {
     for (const thread of threads) {
       const plan = st.newestPlan.get(author, thread, now);
-      if (plan) rows.push(plan);
-      if (runId !== undefined) {
+      // No plan there means no run-tagged one either; a newest plan tagged with the run is the newest run-tagged one.
+      if (!plan) continue;
+      rows.push(plan);
+      if (runId !== undefined && plan[6] !== runId) {
         const runPlan = st.newestRunPlan.get(author, thread, runId, now);
         if (runPlan) rows.push(runPlan);
       }
