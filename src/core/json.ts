@@ -4,7 +4,8 @@
  * A lone UTF-16 surrogate (`"\ud800"`) cannot be encoded as UTF-8, so
  * neither the policy nor a store could take it as it is; it is refused
  * here, naming where it is, instead of being altered or failing later.
- * The walk is iterative: no input can exhaust the stack.
+ * The walk recurses at most `maxDepth` levels (128 by default), so no input
+ * can exhaust the stack; where a value is is spelled out only for an error.
  */
 import { ErrorCode, PlangateError } from './errors.js';
 
@@ -41,27 +42,49 @@ export function isWellFormed(text: string): boolean {
  * checkJson(JSON.parse('['.repeat(200) + ']'.repeat(200)), 'body') // throws: nested deeper than 128 levels
  */
 export function checkJson(value: unknown, where: string, maxDepth: number = MAX_JSON_DEPTH): void {
-  const stack: Array<{ value: unknown; pointer: string; depth: number }> = [{ value, pointer: '', depth: 0 }];
-  while (stack.length > 0) {
-    const { value: v, pointer, depth } = stack.pop() as { value: unknown; pointer: string; depth: number };
-    if (typeof v === 'string') {
-      if (!isWellFormed(v)) throw surrogate(where, pointer, 'string');
-      continue;
+  walk(value, where, maxDepth, 0, []);
+}
+
+/** The JSON Pointer of `path` (array indexes and object keys, outermost first). */
+function pointerOf(path: ReadonlyArray<string | number>): string {
+  let pointer = '';
+  for (const segment of path) pointer += `/${typeof segment === 'number' ? segment : escape(segment)}`;
+  return pointer;
+}
+
+/**
+ * Visits `v` at `depth` (`path` leads to it): strings are checked, arrays
+ * visited in order, an object's keys checked first and its values then
+ * visited last key first (the order of the check's first, iterative form,
+ * so the same problem is named first). Recurses at most `maxDepth` levels.
+ */
+function walk(v: unknown, where: string, maxDepth: number, depth: number, path: Array<string | number>): void {
+  if (typeof v === 'string') {
+    if (!isWellFormed(v)) throw surrogate(where, pointerOf(path), 'string');
+    return;
+  }
+  if (typeof v !== 'object' || v === null) return;
+  if (depth >= maxDepth) {
+    const pointer = pointerOf(path);
+    throw new PlangateError(ErrorCode.InvalidInput, `${where} is nested deeper than ${maxDepth} levels (at ${shown(pointer)})`, [
+      { path: shown(pointer), message: `nested deeper than ${maxDepth} levels` },
+    ]);
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      path.push(i);
+      walk(v[i], where, maxDepth, depth + 1, path);
+      path.pop();
     }
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth >= maxDepth) {
-      throw new PlangateError(ErrorCode.InvalidInput, `${where} is nested deeper than ${maxDepth} levels (at ${shown(pointer)})`, [
-        { path: shown(pointer), message: `nested deeper than ${maxDepth} levels` },
-      ]);
-    }
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], pointer: `${pointer}/${i}`, depth: depth + 1 });
-      continue;
-    }
-    for (const key of Object.keys(v)) {
-      if (!isWellFormed(key)) throw surrogate(where, pointer, 'key');
-      stack.push({ value: (v as Record<string, unknown>)[key], pointer: `${pointer}/${escape(key)}`, depth: depth + 1 });
-    }
+    return;
+  }
+  const keys = Object.keys(v);
+  for (const key of keys) if (!isWellFormed(key)) throw surrogate(where, pointerOf(path), 'key');
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const key = keys[i] as string;
+    path.push(key);
+    walk((v as Record<string, unknown>)[key], where, maxDepth, depth + 1, path);
+    path.pop();
   }
 }
 

@@ -178,6 +178,12 @@ export interface DecisionFacts {
   upstream: Lineage[];
   hold?: Hold;
   messages: MessageFact[];
+  /**
+   * The recorded run of the query's `runId`, read in the same snapshot:
+   * null when none is recorded. Absent when the query names no run, or when
+   * the store does not read runs here (the gate then asks `getRun`).
+   */
+  run?: Run | null;
 }
 
 /**

@@ -6,7 +6,7 @@ import { checkText } from '../core/json.js';
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { isValidId, parseThread } from '../core/threads.js';
 import type { MessageFact, NewMessage, StoredMessage } from '../core/types.js';
-import type { Agent, CandidateQuery, Crew } from './port.js';
+import type { Agent, CandidateQuery, Crew, DecisionFactsQuery } from './port.js';
 
 /** Longest author name and run id, in characters. */
 export const MAX_AUTHOR_LENGTH = 128;
@@ -142,6 +142,22 @@ export function checkCandidateQuery(q: CandidateQuery): void {
     if (!Number.isSafeInteger(c.perThread) || c.perThread < 0 || c.perThread > MAX_CONTEXT_PER_THREAD) {
       throw invalid(`query.context.perThread must be an integer from 0 to ${MAX_CONTEXT_PER_THREAD}`);
     }
+  }
+}
+
+/**
+ * Checks a decision-facts query's shape: what {@link checkCandidateQuery}
+ * checks of the candidate query built from it, without building it.
+ */
+export function checkDecisionFactsQuery(q: DecisionFactsQuery): void {
+  if (!isObject(q)) throw invalid('query must be an object');
+  if (typeof q.agent !== 'string') throw invalid('query.agent must be a string');
+  if (!Array.isArray(q.delegatedBy)) throw invalid('query.delegatedBy must be an array');
+  for (const seat of q.delegatedBy) if (typeof seat !== 'string') throw invalid('query.delegatedBy must be strings');
+  if (typeof q.now !== 'number' || !Number.isFinite(q.now)) throw invalid('query.now must be a finite number');
+  if (q.runId !== undefined && typeof q.runId !== 'string') throw invalid('query.runId must be a string');
+  if (q.context && (!Number.isSafeInteger(q.context) || q.context < 0 || q.context > MAX_CONTEXT_PER_THREAD)) {
+    throw invalid(`query.context must be an integer from 0 to ${MAX_CONTEXT_PER_THREAD}`);
   }
 }
 

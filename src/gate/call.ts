@@ -44,11 +44,8 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
   const c = input as Omit<Call, 'at'> & { at?: number | string };
   // A lone surrogate in any field (the run id, an argument, a key) would reach the policy altered: refuse it.
   checkJson(c, 'call');
-  for (const id of [c.agent, ...(c.delegatedBy ?? [])]) {
-    if (RESERVED_IDS.has(id)) {
-      throw new PlangateError(ErrorCode.InvalidInput, `invalid call: "${id}" is a reserved name, not an agent id`);
-    }
-  }
+  checkNotReserved(c.agent);
+  if (c.delegatedBy !== undefined) for (const id of c.delegatedBy) checkNotReserved(id);
   if (c.args !== undefined) {
     let text: string;
     try {
@@ -61,16 +58,23 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
       throw new PlangateError(ErrorCode.InvalidInput, `invalid call: call.args is ${bytes} bytes as JSON, more than ${MAX_ARGS_BYTES}; leave out large values such as file contents`);
     }
   }
-  return {
+  const checked: CheckedCall = {
     agent: c.agent,
     tool: c.tool,
-    ...(c.runId !== undefined ? { runId: c.runId } : {}),
     delegatedBy: c.delegatedBy ?? [],
     now: c.at === undefined ? defaultNow : toMillis(c.at, 'call.at'),
-    ...(c.args !== undefined ? { args: c.args } : {}),
-    ...(c.omittedArgs !== undefined ? { omittedArgs: c.omittedArgs } : {}),
-    ...(c.annotations !== undefined ? { annotations: c.annotations } : {}),
   };
+  if (c.runId !== undefined) checked.runId = c.runId;
+  if (c.args !== undefined) checked.args = c.args;
+  if (c.omittedArgs !== undefined) checked.omittedArgs = c.omittedArgs;
+  if (c.annotations !== undefined) checked.annotations = c.annotations;
+  return checked;
+}
+
+function checkNotReserved(id: string): void {
+  if (RESERVED_IDS.has(id)) {
+    throw new PlangateError(ErrorCode.InvalidInput, `invalid call: "${id}" is a reserved name, not an agent id`);
+  }
 }
 
 /**

@@ -3,9 +3,9 @@
  * planning hold, the recorded run of the call's run id, the live recorded
  * delegations behind each claimed link, the lineages of the claimed
  * managers the record backs, and the candidate plans (never bodies). The
- * seat, its hold, the backed managers' lineages and the candidate plans are
- * read as one snapshot where the store can (`decisionFacts`, one read
- * transaction in SQLite). Every lookup is bounded by the lineage and the
+ * seat, its hold, the backed managers' lineages, the candidate plans and
+ * the run are read as one snapshot where the store can (`decisionFacts`,
+ * one read transaction in SQLite). Every lookup is bounded by the lineage and the
  * claim, not by the size of the store.
  */
 import type { Delegation, DelegationFact, PolicyInput, Run, RunFact } from '../core/types.js';
@@ -34,19 +34,31 @@ export interface GatherOptions {
  */
 export async function gatherInput(store: FactSource, call: CheckedCall, options: GatherOptions = {}): Promise<PolicyInput> {
   const claimed = call.delegatedBy;
-  const workers = [call.agent, ...claimed.slice(0, -1)];
   // A call that names no run and claims no chain (the common case) reads nothing here.
-  const [run, links] = await Promise.all([
-    call.runId !== undefined ? store.getRun(call.runId) : undefined,
-    claimed.length === 0 ? [] : Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId)
-      .then((ds) => ds.filter((d) => d.manager === manager)))),
-  ]);
+  // The run is read with the other facts when the store can (one snapshot), else on its own.
+  const runApart = call.runId !== undefined && !store.decisionFacts;
+  let run: Run | undefined;
+  let links: Delegation[][] = [];
+  if (claimed.length === 0) {
+    if (runApart) run = await store.getRun(call.runId as string);
+  } else {
+    const workers = [call.agent, ...claimed.slice(0, -1)];
+    [run, links] = await Promise.all([
+      runApart ? store.getRun(call.runId as string) : undefined,
+      Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId)
+        .then((ds) => ds.filter((d) => d.manager === manager)))),
+    ]);
+  }
   const backed = links.findIndex((ds) => ds.length === 0);
   const recorded = backed < 0 ? claimed : claimed.slice(0, backed);
   const q: DecisionFactsQuery = { agent: call.agent, delegatedBy: recorded, now: call.now };
   if (call.runId !== undefined) q.runId = call.runId;
   if (options.context) q.context = options.context;
   const facts = store.decisionFacts ? await store.decisionFacts(q) : await lookupByLookup(store, q);
+  if (call.runId !== undefined && !runApart) {
+    // A store whose snapshot does not include the run (`run` absent) is asked for it now.
+    run = facts.run === undefined ? await store.getRun(call.runId) : facts.run ?? undefined;
+  }
   const input: PolicyInput = {
     now: call.now,
     call: call.runId !== undefined

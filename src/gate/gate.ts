@@ -13,6 +13,7 @@ import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore, Snap
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
+import { isoTime } from './iso.js';
 import { KnownHolds } from './known-holds.js';
 import { decideWithFacts, explainWithFacts, planningRefusalEvent, refusalError, type Resolutions } from './refusals.js';
 import { createRuns, type Delegations, type Runs } from './runs.js';
@@ -187,8 +188,10 @@ export function createGate(options: GateOptions): Gate {
       return failed;
     }
     const resolutions: Resolutions = new Map();
-    const decision = await decideWithFacts(current(), input, readRoots(), resolutions);
-    await refuseUnrecorded(input, decision, opts);
+    // Synchronous unless the policy asks for file facts (the read guard): no promise to wait for otherwise.
+    const decided = decideWithFacts(current(), input, readRoots, resolutions);
+    const decision = decided instanceof Promise ? await decided : decided;
+    if (opts.unrecordedClaims === 'refuse' && decision.delegation?.unrecorded !== undefined) await refuseUnrecorded(input, decision, opts);
     // What the store said about the agent's hold, with its reviewer channel when the policy named it.
     const channel = decision.failClosed ? undefined : decision.reviewerChannel;
     known.set(input.agent.id, input.hold ? { ...input.hold, ...(channel !== undefined ? { channel } : {}) } : undefined);
@@ -210,7 +213,7 @@ export function createGate(options: GateOptions): Gate {
     inputFor,
     async explain(call, opts = {}) {
       const input = await inputFor(call, { explain: true });
-      const decision = await explainWithFacts(current(), input, readRoots());
+      const decision = await explainWithFacts(current(), input, readRoots);
       await refuseUnrecorded(input, decision, opts);
       return { decision, input };
     },
@@ -239,7 +242,7 @@ export function createGate(options: GateOptions): Gate {
 /** The audit record of a refused claim. Never a body. */
 export function claimRefusedEvent(input: PolicyInput, claim: ClaimKind, claimed: string[], refused: string): ClaimRefused {
   return {
-    type: 'ClaimRefused', time: new Date(input.now).toISOString(), agent: input.agent.id, claim, claimed, refused,
+    type: 'ClaimRefused', time: isoTime(input.now), agent: input.agent.id, claim, claimed, refused,
     tool: input.call.tool, runId: input.call.runId ?? null,
   };
 }
@@ -262,22 +265,22 @@ function heldBlockedEvent(call: Call, decision: Decision, hold: { id: string; ki
 
 /** The audit record of a refusal (or a shadow-mode would-be refusal): who, what, under which rule. Never a message body. */
 export function blockedEvent(input: PolicyInput, decision: Decision): PlanRequiredBlocked {
-  const rule = decision.settings.mode;
-  return {
+  const mode = decision.settings.mode;
+  const rule: PlanRequiredBlocked['rule'] = { scope: mode.scope };
+  if (mode.id !== undefined) rule.id = mode.id;
+  if (mode.source !== undefined) rule.source = mode.source;
+  const event: PlanRequiredBlocked = {
     type: 'PlanRequiredBlocked',
-    time: new Date(input.now).toISOString(),
+    time: isoTime(input.now),
     agent: input.agent.id,
     crew: input.agent.crews[0] ?? null,
     tool: decision.tool,
     toolClass: decision.class,
-    mode: rule.value,
+    mode: mode.value,
     code: refusalCode(decision),
     runId: input.call.runId ?? null,
-    rule: {
-      scope: rule.scope,
-      ...(rule.id !== undefined ? { id: rule.id } : {}),
-      ...(rule.source !== undefined ? { source: rule.source } : {}),
-    },
-    ...(decision.allowed && decision.shadow === true ? { shadow: true as const } : {}),
+    rule,
   };
+  if (decision.allowed && decision.shadow === true) event.shadow = true;
+  return event;
 }

@@ -9,24 +9,29 @@ import type { Decision, Explanation, FileFact, PolicyInput } from '../core/types
 import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import { fileFact } from './files.js';
+import { isoTime } from './iso.js';
 
 /** Where each gathered path resolved to: for the audit only, never the policy. */
 export type Resolutions = Map<string, string | undefined>;
+
+/** The read roots, or a function asked for them only when a decision needs file facts. */
+export type Roots = readonly string[] | (() => readonly string[]);
 
 /**
  * Decides `input`; when the decision needs the size of the files a
  * whole-file read names, gathers them inside the read `roots` and decides
  * again with the same evaluator. At most one extra evaluation; per path a
  * realpath and a stat (a few more for a missing one). Fills `resolutions`
- * (path → resolved) for the audit.
+ * (path → resolved) for the audit. The answer is synchronous when no file
+ * fact is needed (the common case), a promise otherwise.
  *
  * @example
  * const decision = await decideWithFacts(engine, input, [process.cwd()]);
  */
-export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, roots: readonly string[], resolutions: Resolutions = new Map()): Promise<Decision> {
+export function decideWithFacts(evaluator: Evaluator, input: PolicyInput, roots: Roots, resolutions: Resolutions = new Map()): Decision | Promise<Decision> {
   const first = evaluator.decide(input);
-  if (!(await gatherFiles(first, input, roots, resolutions))) return first;
-  return evaluator.decide(input);
+  if (!wantsFiles(first)) return first;
+  return gatherFiles(first, input, roots, resolutions).then(() => evaluator.decide(input));
 }
 
 /**
@@ -36,29 +41,35 @@ export async function decideWithFacts(evaluator: Evaluator, input: PolicyInput, 
  * @example
  * const explanation = await explainWithFacts(engine, input, [process.cwd()]);
  */
-export async function explainWithFacts(evaluator: Evaluator, input: PolicyInput, roots: readonly string[], resolutions: Resolutions = new Map()): Promise<Explanation> {
+export async function explainWithFacts(evaluator: Evaluator, input: PolicyInput, roots: Roots, resolutions: Resolutions = new Map()): Promise<Explanation> {
   const first = evaluator.explain(input);
-  if (!(await gatherFiles(first, input, roots, resolutions))) return first;
+  if (!wantsFiles(first)) return first;
+  await gatherFiles(first, input, roots, resolutions);
   return evaluator.explain(input);
 }
 
-/** Gathers the file facts a first answer asks for into `input.files`; false when it asks for none. */
-async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyInput, roots: readonly string[], resolutions: Resolutions): Promise<boolean> {
+/** Whether a first answer asks for file facts. */
+function wantsFiles(first: { needs?: Decision['needs'] }): boolean {
   const wanted = first.needs?.files;
-  if (!wanted || wanted.length === 0) return false;
-  const gathered = await Promise.all(wanted.map((p) => fileFact(roots, p)));
+  return wanted !== undefined && wanted.length > 0;
+}
+
+/** Gathers the file facts a first answer asks for into `input.files`. */
+async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyInput, roots: Roots, resolutions: Resolutions): Promise<void> {
+  const wanted = first.needs?.files ?? [];
+  const inside = typeof roots === 'function' ? roots() : roots;
+  const gathered = await Promise.all(wanted.map((p) => fileFact(inside, p)));
   const files: Record<string, FileFact> = Object.create(null);
   for (const g of gathered) {
     Object.defineProperty(files, g.fact.path, { value: g.fact, enumerable: true, writable: true, configurable: true });
     resolutions.set(g.fact.path, g.resolved);
   }
   input.files = files;
-  return true;
 }
 
 function common(input: PolicyInput, decision: Decision) {
   return {
-    time: new Date(input.now).toISOString(),
+    time: isoTime(input.now),
     agent: input.agent.id,
     crew: input.agent.crews[0] ?? null,
     tool: decision.tool,

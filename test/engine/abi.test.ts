@@ -48,6 +48,11 @@ describe('the engine’s input path into the SDK’s instance', () => {
     expect(policy.mem.buffer.byteLength).toBeGreaterThan(before);
     expect(answer).toEqual(sdk.evaluate(big, 'plangate/decide'));
     expect(answer[0]?.result.tool).toBe('github.merge_pull_request');
+    // After the memory grew, small inputs are read and written through the new memory.
+    for (const tool of ['fs.read_file', 'github.merge_pull_request']) {
+      const x = input(tool, 'plan ✓');
+      expect(fast(x, 'plangate/decision')).toEqual(sdk.evaluate(x, 'plangate/decision'));
+    }
   });
 
   it('refuses an entrypoint the policy does not have', async () => {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, PlangateError } from '../../src/core/errors.js';
 import type { MessageFact, NewMessage, StoredMessage } from '../../src/core/types.js';
-import type { CandidateQuery, Store } from '../../src/facts/port.js';
+import type { CandidateQuery, DecisionFactsQuery, Store } from '../../src/facts/port.js';
 import { MAX_BODY_BYTES, MAX_CREW_DEPTH } from '../../src/facts/validate.js';
 import { MAX_HOLD_LIMIT, MAX_TASK_LENGTH } from '../../src/facts/holds.js';
 import { runsContract } from './runs-contract.js';
@@ -572,6 +572,86 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         const unheld = await store.decisionFacts({ agent: 'M', delegatedBy: [], now: 100 });
         expect(unheld.hold).toBeUndefined();
         expect(unheld.messages.map((m) => m.at)).toEqual([15]);
+        // The run, when the store reads it in the same snapshot: what getRun says, null when none is recorded.
+        expect(got.run === undefined || got.run === null).toBe(true);
+        const run = await store.startRun({ id: 'r1', seat: 'W', startedBy: 'host', startedAt: 50, expiresAt: 5000 });
+        const withRun = await store.decisionFacts(q);
+        if (withRun.run !== undefined) expect(withRun.run).toEqual(run);
+        expect((await store.decisionFacts({ agent: 'W', delegatedBy: [], now: 100 })).run).toBeUndefined();
+      });
+
+      it('agrees with a brute-force reading on random histories, also after the org changes', async () => {
+        if (!store.decisionFacts) return;
+        const seats = ['W', 'X', 'M', 'U'];
+        const threads = ['agent:W', 'agent:X', 'agent:M', 'agent:U', 'crew:desk', 'crew:root', 'crew:ops', 'org'];
+        const message = fc.record({
+          thread: fc.constantFrom(...threads),
+          author: fc.constantFrom(...seats),
+          authorKind: fc.constantFrom('agent' as const, 'agent' as const, 'human' as const),
+          kind: fc.constantFrom('plan', 'plan', 'note'),
+          at: fc.integer({ min: 0, max: 20 }),
+          runId: fc.option(fc.constantFrom('r1', 'r2'), { nil: undefined, freq: 2 }),
+        });
+        const query = fc.record({
+          agent: fc.constantFrom(...seats),
+          delegatedBy: fc.subarray(seats, { maxLength: 2 }),
+          now: fc.integer({ min: -1, max: 22 }),
+          runId: fc.option(fc.constantFrom('r1', 'r2', 'r3'), { nil: undefined, freq: 3 }),
+          context: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+        });
+        // Where W and X sit, before and after a move (U is never placed: unknown to the org).
+        const chains: Record<string, string[]> = { desk: ['desk', 'root'], root: ['root'], ops: ['ops'] };
+        const placement = fc.record({ W: fc.constantFrom('desk', 'ops'), X: fc.constantFrom('desk', 'ops', 'root'), M: fc.constantFrom('root', 'ops') });
+        let run = 0;
+        const property = fc.asyncProperty(
+          fc.array(message, { minLength: 5, maxLength: 40, size: 'medium' }),
+          fc.array(message, { maxLength: 20 }),
+          fc.array(query, { minLength: 2, maxLength: 6, size: 'medium' }),
+          placement,
+          placement,
+          async (ms, later, qs, before, after) => {
+            const s = run++ === 0 ? store : await makeStore();
+            try {
+              await s.putCrew({ id: 'root', parent: null });
+              await s.putCrew({ id: 'desk', parent: 'root' });
+              await s.putCrew({ id: 'ops', parent: null });
+              const stored: StoredMessage[] = [];
+              const postAll = async (batch: ReadonlyArray<(typeof ms)[number]>): Promise<void> => {
+                for (const { runId, ...rest } of batch) {
+                  stored.push(await s.postMessage({ ...rest, body: 'b', ...(runId !== undefined ? { runId } : {}) }));
+                }
+              };
+              await postAll(ms);
+              // Decide, post more (new threads, newer plans), decide again, then move agents and decide.
+              for (const [org, batch] of [[before, []], [before, later], [after, []]] as const) {
+                await postAll(batch);
+                for (const [id, crew] of Object.entries(org)) if (batch.length === 0) await s.putAgent({ id, crew });
+                for (const q of qs) {
+                  const clean: DecisionFactsQuery = { agent: q.agent, delegatedBy: q.delegatedBy, now: q.now };
+                  if (q.runId !== undefined) clean.runId = q.runId;
+                  if (q.context !== undefined) clean.context = q.context;
+                  const got = await s.decisionFacts!(clean);
+                  const lineages = [q.agent, ...q.delegatedBy].map((id) => {
+                    const crew = (org as Record<string, string>)[id];
+                    return crew === undefined ? { id, known: false, crews: [] } : { id, known: true, crews: chains[crew] as string[] };
+                  });
+                  expect([got.agent, ...got.upstream]).toEqual(lineages);
+                  const plansBy = lineages.map((l) => ({ author: l.id, threads: [`agent:${l.id}`, ...l.crews.map((c) => `crew:${c}`), 'org'] }));
+                  const cq: CandidateQuery = { now: q.now, plansBy };
+                  if (q.runId !== undefined) cq.runId = q.runId;
+                  if (q.context) cq.context = { threads: plansBy[0]!.threads, author: q.agent, perThread: q.context };
+                  expect(got.messages).toEqual(referenceCandidates(stored, cq));
+                  // What a caller does with the answer never reaches the record.
+                  got.agent.crews.push('tampered');
+                  expect((await s.lineage(q.agent)).crews).not.toContain('tampered');
+                }
+              }
+            } finally {
+              if (s !== store) await s.close();
+            }
+          },
+        );
+        await fc.assert(property, { numRuns: 40 });
       });
     });
 

@@ -67,6 +67,47 @@ describe('sqlite store', () => {
     await b.close();
   });
 
+  it('decides on the org as it is now, after another connection (or a raw one) moved an agent or a crew', async () => {
+    const path = fresh();
+    const a = openSqliteStore(path);
+    const b = openSqliteStore(path);
+    const crewsOf = async (agent: string, upstream: string[] = []): Promise<string[][]> => {
+      const f = await a.decisionFacts!({ agent, delegatedBy: upstream, now: 1 });
+      return [f.agent.crews, ...f.upstream.map((l) => l.crews)];
+    };
+    await a.putCrew({ id: 'root', parent: null });
+    await a.putCrew({ id: 'desk', parent: 'root' });
+    await a.putCrew({ id: 'ops', parent: null });
+    await a.putAgent({ id: 'W', crew: 'desk' });
+    await a.putAgent({ id: 'M', crew: 'root' });
+    expect(await crewsOf('W', ['M'])).toEqual([['desk', 'root'], ['root']]);
+    expect(await crewsOf('W', ['M'])).toEqual([['desk', 'root'], ['root']]);
+    // Another connection moves the agent, then re-parents its crew.
+    await b.putAgent({ id: 'W', crew: 'ops' });
+    expect(await crewsOf('W', ['M'])).toEqual([['ops'], ['root']]);
+    await b.putCrew({ id: 'root', parent: 'ops' });
+    expect(await crewsOf('W', ['M'])).toEqual([['ops'], ['root', 'ops']]);
+    // This store's own writes.
+    await a.putAgent({ id: 'W', crew: 'desk' });
+    expect(await crewsOf('W')).toEqual([['desk', 'root', 'ops']]);
+    await a.putCrew({ id: 'desk', parent: null });
+    expect(await crewsOf('W')).toEqual([['desk']]);
+    // A raw connection, outside any store.
+    const raw = new Database(path);
+    raw.prepare("UPDATE agents SET crew = 'root' WHERE id = 'W'").run();
+    raw.close();
+    expect(await crewsOf('W')).toEqual([['root', 'ops']]);
+    // The run is read in the same snapshot.
+    expect((await a.decisionFacts!({ agent: 'W', delegatedBy: [], now: 1, runId: 'R' })).run).toBeNull();
+    const run = await b.startRun({ id: 'R', seat: 'W', startedBy: 'host', startedAt: 1, expiresAt: 10 });
+    expect((await a.decisionFacts!({ agent: 'W', delegatedBy: [], now: 1, runId: 'R' })).run).toEqual(run);
+    // What a caller does with the facts never reaches what the store keeps.
+    (await a.decisionFacts!({ agent: 'W', delegatedBy: [], now: 1 })).agent.crews.push('tampered');
+    expect(await crewsOf('W')).toEqual([['root', 'ops']]);
+    await a.close();
+    await b.close();
+  });
+
   it('sets WAL and the schema version, with the tables and indexes of the schema', async () => {
     const path = fresh();
     await openSqliteStore(path).close();

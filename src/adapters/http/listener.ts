@@ -54,9 +54,10 @@ export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAns
   }
   const answer = await fetch({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body ? { body } : {}) });
   if (answer.stream) return streamAnswer(answer, res, streams);
-  const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
-  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(bytes.length) });
-  res.end(bytes);
+  // A text body goes as it is: node:http then sends it with the headers in one write.
+  const length = typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.length;
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(length) });
+  res.end(answer.body);
 }
 
 

@@ -20,7 +20,7 @@ import {
 } from '../runs.js';
 
 /** The runs and delegations half of a memory store. `assertOpen` throws once the store is closed. */
-export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationStore {
+export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationStore & { readRun(id: string): Run | undefined } {
   const runs = new Map<string, Run>();
   /** Every run, in start order (insertion), for listing. */
   const runOrder: Run[] = [];
@@ -51,6 +51,12 @@ export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationS
 
     async getRun(id) {
       assertOpen();
+      const r = runs.get(id);
+      return r ? { ...r } : undefined;
+    },
+
+    /** The run, synchronously, so a decision's facts are one snapshot. */
+    readRun(id: string): Run | undefined {
       const r = runs.get(id);
       return r ? { ...r } : undefined;
     },

@@ -9,15 +9,15 @@
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
 import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, Store } from '../port.js';
-import { candidateQueryFor } from '../snapshot.js';
+import { threadsToFetch } from '../../core/threads.js';
 import {
   checkAgent,
   checkCandidateQuery,
   checkCrew,
+  checkDecisionFactsQuery,
   checkCrewPlacement,
   checkListThread,
   checkNewMessage,
-  dedupeNewestFirst,
   MAX_CREW_DEPTH,
   toFact,
 } from '../validate.js';
@@ -29,6 +29,8 @@ const MAX_CHAIN = MAX_CREW_DEPTH + 1;
 
 interface Row {
   id: string;
+  /** The id as a number, for ordering (ids are decimal integers, later posts larger). */
+  seq: number;
   thread: string;
   author: string;
   authorKind: AuthorKind;
@@ -41,10 +43,15 @@ interface Row {
 /** Sorted by `at` ascending, then by insertion (= id) order. */
 type Sorted = Row[];
 
-/** The first index whose `at` is greater than `t` (binary search). */
+/**
+ * The first index whose `at` is greater than `t` (binary search). A
+ * decision's time is usually after every stored message: that case reads
+ * only the last row.
+ */
 function upperBound(rows: Sorted, t: number): number {
-  let lo = 0;
   let hi = rows.length;
+  if (hi === 0 || (rows[hi - 1] as Row).at <= t) return hi;
+  let lo = 0;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((rows[mid] as Row).at <= t) lo = mid + 1;
@@ -84,6 +91,32 @@ function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
 
 function copy(row: Row): StoredMessage {
   return { ...toFact(row), body: row.body };
+}
+
+/** Newest first; equal times by id descending (the order of `dedupeNewestFirst`). */
+function newestRowFirst(a: Row, b: Row): number {
+  return b.at - a.at || b.seq - a.seq;
+}
+
+/** The facts of `rows`, each once, newest first. */
+function factsOf(rows: Row[]): MessageFact[] {
+  rows.sort(newestRowFirst);
+  const out: MessageFact[] = [];
+  let last: Row | undefined;
+  for (const r of rows) {
+    // The same message found twice (e.g. a plan that is also context) sorts next to itself.
+    if (r !== last) out.push(toFact(r));
+    last = r;
+  }
+  return out;
+}
+
+/** What a known agent's decisions look up: its crews, nearest first, and the threads it speaks in. */
+interface Seat {
+  crews: readonly string[];
+  threads: readonly string[];
+  /** The agent's plans in each of `threads` (the live sorted lists, undefined for none yet). */
+  plans: ReadonlyArray<Sorted | undefined>;
 }
 
 /**
@@ -138,15 +171,49 @@ export function createMemoryStore(): Store {
     return h;
   }
 
+  /**
+   * Known agents' crews, threads and plan lists, kept between org changes
+   * (every putCrew and putAgent empties it; an agent's first plan in a
+   * thread drops its entry), so a decision does not walk the crew chain,
+   * build thread names or look its lists up. Unknown ids are not kept: the
+   * cache is bounded by the org.
+   */
+  const seats = new Map<string, Seat>();
+
+  /**
+   * One string per distinct thread, author, kind and run id: rows share
+   * them, so a store of many messages holds each name once and the facts
+   * of a decision point at a few strings read often.
+   */
+  const names = new Map<string, string>();
+  function name(s: string): string {
+    const known = names.get(s);
+    if (known !== undefined) return known;
+    names.set(s, s);
+    return s;
+  }
+
   /** Stores a message (validated); synchronous, so a hold can link it in the same step. */
   function insert(message: NewMessage): StoredMessage {
     const m = checkNewMessage(message);
-    const row: Row = { ...m, id: String(nextId++) };
+    const seq = nextId++;
+    const row: Row = {
+      thread: name(m.thread), author: name(m.author), authorKind: m.authorKind, kind: name(m.kind), body: m.body, at: m.at,
+      id: String(seq), seq,
+    };
+    if (m.runId !== undefined) row.runId = name(m.runId);
     insertSorted(entry(byThread, row.thread, () => []), row);
     if (row.authorKind === 'agent') {
       insertSorted(entry(byAgentAuthor, row.author, () => []), row);
       if (row.kind === 'plan') {
-        insertSorted(entry(entry(plans, row.author, () => new Map()), row.thread, () => []), row);
+        const byThreadPlans = entry(plans, row.author, () => new Map<string, Sorted>());
+        let list = byThreadPlans.get(row.thread);
+        if (list === undefined) {
+          byThreadPlans.set(row.thread, (list = []));
+          // The author's kept seat has no list for this thread yet.
+          seats.delete(row.author);
+        }
+        insertSorted(list, row);
         if (row.runId !== undefined) {
           const byThreadRun = entry(runPlans, row.author, () => new Map<string, Map<string, Sorted>>());
           insertSorted(entry(entry(byThreadRun, row.thread, () => new Map()), row.runId, () => []), row);
@@ -157,37 +224,81 @@ export function createMemoryStore(): Store {
   }
 
   const { readActiveHold, ...holds } = createMemoryHolds(open, insert);
+  const { readRun, ...runs } = createMemoryRuns(open);
+
+  function seatOf(agentId: string): Seat | undefined {
+    let seat = seats.get(agentId);
+    if (seat === undefined) {
+      const crew = agents.get(agentId);
+      if (crew === undefined) return undefined;
+      const crews = chain(crew);
+      const threads = threadsToFetch({ id: agentId, known: true, crews }).map((t) => names.get(t) ?? t);
+      const byThread = plans.get(agentId);
+      seat = { crews, threads, plans: threads.map((t) => byThread?.get(t)) };
+      seats.set(agentId, seat);
+    }
+    return seat;
+  }
 
   function lineageOf(agentId: string): Lineage {
-    const crew = agents.get(agentId);
-    if (crew === undefined) return { id: agentId, known: false, crews: [] };
-    return { id: agentId, known: true, crews: chain(crew) };
+    const seat = seatOf(agentId);
+    // A copy: what a caller does with the lineage never reaches the record.
+    return seat === undefined ? { id: agentId, known: false, crews: [] } : { id: agentId, known: true, crews: seat.crews.slice() };
+  }
+
+  /** The newest plan by `author` in each of `threads` (and the newest tagged `runId`), into `found`. */
+  function plansInto(found: Row[], author: string, threads: readonly string[], now: number, runId: string | undefined): void {
+    const byThread = plans.get(author);
+    // Run-tagged plans are plans: an author with none has neither.
+    if (byThread === undefined) return;
+    const runByThread = runId === undefined ? undefined : runPlans.get(author);
+    for (const thread of threads) {
+      const plan = newestOne(byThread.get(thread), now);
+      if (plan) found.push(plan);
+      if (runByThread !== undefined) {
+        const runPlan = newestOne(runByThread.get(thread)?.get(runId as string), now);
+        if (runPlan) found.push(runPlan);
+      }
+    }
+  }
+
+  /** {@link plansInto} for a seat's own threads, through the lists its kept seat holds. */
+  function seatPlansInto(found: Row[], author: string, now: number, runId: string | undefined): void {
+    const seat = seatOf(author);
+    if (seat === undefined) return plansInto(found, author, threadsOf(author), now, runId);
+    const runByThread = runId === undefined ? undefined : runPlans.get(author);
+    for (let i = 0; i < seat.threads.length; i++) {
+      const plan = newestOne(seat.plans[i], now);
+      if (plan) found.push(plan);
+      if (runByThread !== undefined) {
+        const runPlan = newestOne(runByThread.get(seat.threads[i] as string)?.get(runId as string), now);
+        if (runPlan) found.push(runPlan);
+      }
+    }
   }
 
   function candidatesOf(q: CandidateQuery): MessageFact[] {
     checkCandidateQuery(q);
     const found: Row[] = [];
-    for (const { author, threads } of q.plansBy) {
-      for (const thread of threads) {
-        const plan = newestOne(plans.get(author)?.get(thread), q.now);
-        if (plan) found.push(plan);
-        if (q.runId !== undefined) {
-          const runPlan = newestOne(runPlans.get(author)?.get(thread)?.get(q.runId), q.now);
-          if (runPlan) found.push(runPlan);
-        }
-      }
-    }
-    if (q.context) {
-      const { threads, author, perThread } = q.context;
-      for (const thread of threads) found.push(...newest(byThread.get(thread), q.now, perThread));
-      found.push(...newest(byAgentAuthor.get(author), q.now, perThread));
-    }
-    return dedupeNewestFirst(found.map(toFact));
+    for (const { author, threads } of q.plansBy) plansInto(found, author, threads, q.now, q.runId);
+    if (q.context) contextInto(found, q.context.threads, q.context.author, q.now, q.context.perThread);
+    return factsOf(found);
+  }
+
+  /** The newest `perThread` messages in each of `threads` and by `author` (as an agent), into `found`. */
+  function contextInto(found: Row[], threads: readonly string[], author: string, now: number, perThread: number): void {
+    for (const thread of threads) found.push(...newest(byThread.get(thread), now, perThread));
+    found.push(...newest(byAgentAuthor.get(author), now, perThread));
+  }
+
+  /** The threads a seat's plans are looked up in (the candidate query's, see facts/snapshot.ts). */
+  function threadsOf(agentId: string): readonly string[] {
+    return seatOf(agentId)?.threads ?? threadsToFetch({ id: agentId, known: false, crews: [] });
   }
 
   return {
     ...holds,
-    ...createMemoryRuns(open),
+    ...runs,
 
     async putCrew(crew: Crew): Promise<void> {
       open();
@@ -200,6 +311,7 @@ export function createMemoryStore(): Store {
       if (old) children.get(old)?.delete(id);
       if (parent !== null) entry(children, parent, () => new Set()).add(id);
       crews.set(id, parent);
+      seats.clear();
     },
 
     async putAgent(agent: Agent): Promise<void> {
@@ -207,6 +319,7 @@ export function createMemoryStore(): Store {
       const { id, crew } = checkAgent(agent);
       if (!crews.has(crew)) throw new PlangateError(ErrorCode.NotFound, `unknown crew: ${crew}`);
       agents.set(id, crew);
+      seats.clear();
     },
 
     async getCrew(id: string): Promise<Crew | undefined> {
@@ -246,14 +359,25 @@ export function createMemoryStore(): Store {
       return candidatesOf(q);
     },
 
-    /** Synchronous from start to end, so the facts are one snapshot. */
+    /**
+     * Synchronous from start to end, so the facts are one snapshot. Looks
+     * up what `candidates(candidateQueryFor(q, …))` would, without building
+     * the query.
+     */
     async decisionFacts(q: DecisionFactsQuery): Promise<DecisionFacts> {
       open();
+      checkDecisionFactsQuery(q);
       const agent = lineageOf(q.agent);
-      const upstream = q.delegatedBy.map(lineageOf);
+      const upstream = q.delegatedBy.length === 0 ? [] : q.delegatedBy.map(lineageOf);
       const hold = readActiveHold(q.agent);
-      const messages = candidatesOf(candidateQueryFor(q, agent, upstream));
-      return hold ? { agent, upstream, hold, messages } : { agent, upstream, messages };
+      const found: Row[] = [];
+      const own = threadsOf(q.agent);
+      seatPlansInto(found, q.agent, q.now, q.runId);
+      for (const seat of q.delegatedBy) seatPlansInto(found, seat, q.now, q.runId);
+      if (q.context) contextInto(found, own, q.agent, q.now, q.context);
+      const facts: DecisionFacts = hold ? { agent, upstream, hold, messages: factsOf(found) } : { agent, upstream, messages: factsOf(found) };
+      if (q.runId !== undefined) facts.run = readRun(q.runId) ?? null;
+      return facts;
     },
 
     async listThread(thread: string, limit: number): Promise<StoredMessage[]> {

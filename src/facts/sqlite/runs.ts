@@ -23,7 +23,7 @@ import { guard } from './guard.js';
 import { RUN_SQL } from './schema.js';
 
 /** The runs and delegations half of an SQLite store, on an open connection whose schema is up to date. */
-export function createSqliteRuns(db: Database.Database): RunStore & DelegationStore {
+export function createSqliteRuns(db: Database.Database): RunStore & DelegationStore & { readRun(id: string): Run | undefined } {
   const st = guard('preparing run statements', () => ({
     getRun: db.prepare<[string], RunRow>(RUN_SQL.getRun),
     insertRun: db.prepare<[string, string, string | null, number, number, string]>(RUN_SQL.insertRun),
@@ -78,6 +78,11 @@ export function createSqliteRuns(db: Database.Database): RunStore & DelegationSt
         const row = st.getRun.get(id);
         return row ? toRun(row) : undefined;
       });
+    },
+    /** The run, synchronously, for a decision's read transaction (one snapshot). */
+    readRun(id: string): Run | undefined {
+      const row = st.getRun.get(id);
+      return row ? toRun(row) : undefined;
     },
     async listRuns(query) {
       return guard('listRuns', () => {

@@ -13,15 +13,15 @@ import Database from 'better-sqlite3';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
 import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, Store } from '../port.js';
-import { candidateQueryFor } from '../snapshot.js';
+import { threadsToFetch } from '../../core/threads.js';
 import {
   checkAgent,
   checkCandidateQuery,
   checkCrew,
   checkCrewPlacement,
+  checkDecisionFactsQuery,
   checkListThread,
   checkNewMessage,
-  dedupeNewestFirst,
   MAX_CREW_DEPTH,
 } from '../validate.js';
 import { createSqliteHolds } from './holds.js';
@@ -41,6 +41,9 @@ export interface SqliteStoreOptions {
   cacheSizeMiB?: number;
 }
 
+/** Most agents whose crew chain a store keeps for decisions. */
+const SEAT_CACHE = 100_000;
+
 interface FactRow {
   id: number;
   thread: string;
@@ -53,6 +56,33 @@ interface FactRow {
 
 interface MessageRow extends FactRow {
   body: string;
+}
+
+/** A fact row as an array (`.raw()` statements, no object per row): the columns of FACT_COLUMNS, in order. */
+type FactTuple = [id: number, thread: string, author: string, authorKind: AuthorKind, kind: string, at: number, runId: string | null];
+
+function tupleFact(r: FactTuple): MessageFact {
+  const f: MessageFact = { id: String(r[0]), thread: r[1], author: r[2], authorKind: r[3], kind: r[4], at: r[5] };
+  if (r[6] !== null) f.runId = r[6];
+  return f;
+}
+
+/** Newest first, equal times by id descending (the order of `dedupeNewestFirst`). */
+function newestTupleFirst(a: FactTuple, b: FactTuple): number {
+  return b[5] - a[5] || b[0] - a[0];
+}
+
+/** The facts of `rows`, each message once, newest first. */
+function factsOf(rows: FactTuple[]): MessageFact[] {
+  rows.sort(newestTupleFirst);
+  const out: MessageFact[] = [];
+  let last = -1;
+  for (const r of rows) {
+    // The same message found twice (a plan that is also context) sorts next to itself.
+    if (r[0] !== last) out.push(tupleFact(r));
+    last = r[0];
+  }
+  return out;
 }
 
 function toFact(r: FactRow): MessageFact {
@@ -138,10 +168,11 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
   });
 
   const st = guard('preparing statements', () => ({
-    newestPlan: db.prepare<[string, string, number], FactRow>(SQL.newestPlan),
-    newestRunPlan: db.prepare<[string, string, string, number], FactRow>(SQL.newestRunPlan),
-    contextThread: db.prepare<[string, number, number], FactRow>(SQL.contextThread),
-    contextAuthor: db.prepare<[string, number, number], FactRow>(SQL.contextAuthor),
+    // raw(): rows as arrays, not objects (the candidate lookups run many times per decision).
+    newestPlan: db.prepare<[string, string, number], FactTuple>(SQL.newestPlan).raw(),
+    newestRunPlan: db.prepare<[string, string, string, number], FactTuple>(SQL.newestRunPlan).raw(),
+    contextThread: db.prepare<[string, number, number], FactTuple>(SQL.contextThread).raw(),
+    contextAuthor: db.prepare<[string, number, number], FactTuple>(SQL.contextAuthor).raw(),
     insertMessage: db.prepare<[string, string, AuthorKind, string, string, number, string | null]>(
       SQL.insertMessage,
     ),
@@ -156,6 +187,8 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     crewChain: db.prepare<[string], string>(SQL.crewChain).pluck(),
     agentLineage: db.prepare<[string], string>(SQL.agentLineage).pluck(),
     subtreeHeight: db.prepare<[string], number | null>(SQL.subtreeHeight).pluck(),
+    // Changes with every commit by another connection to the file (SQLite's PRAGMA data_version).
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
   }));
 
   /** Ancestor chains are capped at MAX_CREW_DEPTH on write; a longer one means a damaged file. */
@@ -191,53 +224,107 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     return { id: agentId, known: crews.length > 0, crews };
   }
 
-  /** Every lookup of one candidate query; run inside a read transaction. */
-  function candidatesOf(q: CandidateQuery): MessageFact[] {
-    const rows: FactRow[] = [];
-    for (const { author, threads } of q.plansBy) {
-      for (const thread of threads) {
-        const plan = st.newestPlan.get(author, thread, q.now);
-        if (plan) rows.push(plan);
-        if (q.runId !== undefined) {
-          const runPlan = st.newestRunPlan.get(author, thread, q.runId, q.now);
-          if (runPlan) rows.push(runPlan);
-        }
+  /**
+   * Known agents' crew chains as decisions read them, so a decision does not
+   * walk the crews table each time. Valid while the file's `data_version`
+   * is the one they were read at (every commit by another connection, in
+   * this process or another, changes it), and emptied by this store's own
+   * org writes (which do not change it). At most SEAT_CACHE agents.
+   */
+  const chains = new Map<string, readonly string[]>();
+  let chainsVersion: number | undefined;
+
+  /** The lineage in the current read transaction; call {@link checkChains} first in it. */
+  function snapshotLineageOf(agentId: string): Lineage {
+    let crews = chains.get(agentId);
+    if (crews === undefined) {
+      crews = capped(st.agentLineage.all(agentId), agentId);
+      if (crews.length > 0 && chains.size < SEAT_CACHE) chains.set(agentId, crews);
+    }
+    // A copy: what a caller does with the lineage never reaches the cache.
+    return { id: agentId, known: crews.length > 0, crews: crews.slice() };
+  }
+
+  /** Empties the chains when another connection committed since they were read. After the transaction's first read (it fixes the snapshot). */
+  function checkChains(): void {
+    const version = st.dataVersion.get();
+    if (version !== chainsVersion) {
+      chains.clear();
+      chainsVersion = version;
+    }
+  }
+
+  /** The newest plan by `author` in each of `threads` (and the newest tagged `runId`), into `rows`. */
+  function plansInto(rows: FactTuple[], author: string, threads: readonly string[], now: number, runId: string | undefined): void {
+    for (const thread of threads) {
+      const plan = st.newestPlan.get(author, thread, now);
+      // No plan there means no run-tagged one either; a newest plan tagged with the run is the newest run-tagged one.
+      if (!plan) continue;
+      rows.push(plan);
+      if (runId !== undefined && plan[6] !== runId) {
+        const runPlan = st.newestRunPlan.get(author, thread, runId, now);
+        if (runPlan) rows.push(runPlan);
       }
     }
-    if (q.context && q.context.perThread > 0) {
-      const { threads, author, perThread } = q.context;
-      for (const thread of threads) rows.push(...st.contextThread.all(thread, q.now, perThread));
-      rows.push(...st.contextAuthor.all(author, q.now, perThread));
-    }
-    return dedupeNewestFirst(rows.map(toFact));
+  }
+
+  /** The newest `perThread` messages in each of `threads` and by `author` (as an agent), into `rows`. */
+  function contextInto(rows: FactTuple[], threads: readonly string[], author: string, now: number, perThread: number): void {
+    if (perThread <= 0) return;
+    for (const thread of threads) rows.push(...st.contextThread.all(thread, now, perThread));
+    rows.push(...st.contextAuthor.all(author, now, perThread));
+  }
+
+  /** Every lookup of one candidate query; run inside a read transaction. */
+  function candidatesOf(q: CandidateQuery): MessageFact[] {
+    const rows: FactTuple[] = [];
+    for (const { author, threads } of q.plansBy) plansInto(rows, author, threads, q.now, q.runId);
+    if (q.context) contextInto(rows, q.context.threads, q.context.author, q.now, q.context.perThread);
+    return factsOf(rows);
   }
 
   /** Runs every lookup in one read transaction, so the answer is one snapshot. */
   const candidates = db.transaction(candidatesOf);
 
   const { readActiveHold, ...holds } = createSqliteHolds(db);
+  const { readRun, ...runs } = createSqliteRuns(db);
 
   /** The whole decision's facts in one read transaction: one snapshot, one lock. */
   const decisionFacts = db.transaction((q: DecisionFactsQuery): DecisionFacts => {
-    const agent = lineageOf(q.agent);
-    const upstream = q.delegatedBy.map(lineageOf);
+    // The first read fixes the snapshot; then the chains read before are checked against it.
     const hold = readActiveHold(q.agent);
-    const query = candidateQueryFor(q, agent, upstream);
-    checkCandidateQuery(query);
-    const messages = candidatesOf(query);
-    return hold ? { agent, upstream, hold, messages } : { agent, upstream, messages };
+    checkChains();
+    const agent = snapshotLineageOf(q.agent);
+    const upstream = q.delegatedBy.length === 0 ? [] : q.delegatedBy.map(snapshotLineageOf);
+    // The lookups of candidates(candidateQueryFor(q, agent, upstream)), without building the query.
+    const rows: FactTuple[] = [];
+    const own = threadsToFetch(agent);
+    plansInto(rows, agent.id, own, q.now, q.runId);
+    for (const seat of upstream) plansInto(rows, seat.id, threadsToFetch(seat), q.now, q.runId);
+    if (q.context) contextInto(rows, own, agent.id, q.now, q.context);
+    const facts: DecisionFacts = hold ? { agent, upstream, hold, messages: factsOf(rows) } : { agent, upstream, messages: factsOf(rows) };
+    if (q.runId !== undefined) facts.run = readRun(q.runId) ?? null;
+    return facts;
   });
 
   return {
     ...holds,
-    ...createSqliteRuns(db),
+    ...runs,
 
     async putCrew(crew: Crew): Promise<void> {
-      guard('putCrew', () => putCrew.immediate(crew));
+      try {
+        guard('putCrew', () => putCrew.immediate(crew));
+      } finally {
+        chains.clear();
+      }
     },
 
     async putAgent(agent: Agent): Promise<void> {
-      guard('putAgent', () => putAgent.immediate(agent));
+      try {
+        guard('putAgent', () => putAgent.immediate(agent));
+      } finally {
+        chains.clear();
+      }
     },
 
     async getCrew(id: string): Promise<Crew | undefined> {
@@ -282,7 +369,10 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     },
 
     async decisionFacts(q: DecisionFactsQuery): Promise<DecisionFacts> {
-      return guard('decisionFacts', () => decisionFacts(q));
+      return guard('decisionFacts', () => {
+        checkDecisionFactsQuery(q);
+        return decisionFacts(q);
+      });
     },
 
     async listThread(thread: string, limit: number): Promise<StoredMessage[]> {
