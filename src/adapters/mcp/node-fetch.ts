@@ -6,7 +6,10 @@
  * one upstream request. Each request gets an abort listener of its own on
  * the caller's signal, removed when the request is done: the SDK passes one
  * connection-wide signal to every request, and a listener per request left
- * to garbage collection piles up on it.
+ * to garbage collection piles up on it. A request that fails is not sent
+ * again (a `tools/call` may have reached the upstream): the link reports the
+ * upstream down and reconnects. Free connections are dropped before the
+ * server's `Keep-Alive: timeout` hint runs out (Node's agent reads it).
  */
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
