@@ -97,6 +97,23 @@ describe('nodeFetch', () => {
     await expect(nodeFetch(url, { signal: abort.signal })).rejects.toThrow('stop');
     await expect(nodeFetch('ftp://127.0.0.1/x')).rejects.toThrow(/not http/);
   });
+
+  it('follows a 307 or 308 within the same origin with the same method and body, and no other', async () => {
+    const other = await serve((_b, _h, res) => void res.writeHead(200).end('elsewhere'));
+    const seen: string[] = [];
+    const { url } = await serve((body, headers, res) => {
+      seen.push(`${String(headers['method'])} ${body} ${String(headers['authorization'])}`);
+      if (seen.length === 1) return void res.writeHead(307, { location: '/mcp2' }).end();
+      if (seen.length === 2) return void res.writeHead(308, { location: other.url }).end();
+      res.writeHead(200).end('here');
+    });
+    const init = { method: 'POST', body: '{"id":1}', headers: { authorization: 'Bearer t' } };
+    const moved = await nodeFetch(url, init);
+    expect(moved.status).toBe(308);
+    expect(moved.headers.get('location')).toBe(other.url);
+    expect(seen).toEqual(['POST {"id":1} Bearer t', 'POST {"id":1} Bearer t']);
+    expect(await (await nodeFetch(url, init)).text()).toBe('here');
+  });
 });
 
 describe('a Streamable HTTP upstream through nodeFetch', () => {
