@@ -23,7 +23,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable } from 'node:stream';
-import { isolatedFetch } from './fetch.js';
+import { nodeFetch } from './node-fetch.js';
 
 /** How to reach an upstream. */
 export type UpstreamSpec =
@@ -195,7 +195,7 @@ export class UpstreamLink {
   private transport(): Transport {
     const spec = this.spec;
     if (spec.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(spec.url), { fetch: isolatedFetch, ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}) });
+      return new StreamableHTTPClientTransport(new URL(spec.url), { fetch: nodeFetch, ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}) });
     }
     const transport = new StdioClientTransport({
       command: spec.command,
