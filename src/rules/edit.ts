@@ -3,7 +3,6 @@
  * layout are kept, the whole resulting rule set is validated before anything
  * is written, and the write is atomic.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isAlias, isMap, isNode, isScalar, Pair, type Document, type YAMLMap } from 'yaml';
 import { ErrorCode, formatProblem, RulesError, type Problem } from '../core/errors.js';
@@ -11,7 +10,7 @@ import { isValidId } from '../core/threads.js';
 import type { PlanRule } from '../core/types.js';
 import { decodeRuleText } from './decode.js';
 import { checkRules } from './load.js';
-import { parseRuleYaml, type PathSegment } from './parse.js';
+import { parseRuleYaml } from './parse.js';
 import { readRuleDir } from './read.js';
 import { renderEdit, type Change } from './splice.js';
 import { withEditLock } from './lock.js';

@@ -15,7 +15,7 @@ import type pg from 'pg';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import { migrate } from '../../core/migrations.js';
 import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
-import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, DelegationStore, Hold, RunStore, Store } from '../port.js';
+import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, DelegationStore, RunStore, Store } from '../port.js';
 import {
   checkAgent,
   checkCandidateQuery,

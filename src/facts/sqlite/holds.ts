@@ -4,7 +4,6 @@
  * hold per agent" hold even across processes sharing the file.
  */
 import type Database from 'better-sqlite3';
-import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { AuthorKind, NewMessage, StoredMessage } from '../../core/types.js';
 import { alreadyHeld, checkHoldEnd, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, notHeld } from '../holds.js';
 import type { Hold, HoldMessageRole, HoldStore } from '../port.js';

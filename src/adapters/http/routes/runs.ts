@@ -16,7 +16,6 @@ import type { Delegation } from '../../../core/types.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
 import type { RouteContext, Router } from '../router.js';
-import { checkSchema } from '../schemas.js';
 import { seatOf } from './seat.js';
 
 const TRUSTED = ['operator', 'orchestrator'] as const;
