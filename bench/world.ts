@@ -14,6 +14,7 @@
 import Database from 'better-sqlite3';
 import type { Call, RulesData } from '../src/core/types.js';
 import type { Store } from '../src/facts/port.js';
+import { prng } from '../test/support/rng.js';
 
 /** Decision time for every call; messages lie in the two days before it. */
 export const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -24,17 +25,7 @@ export const AGENTS = 10_000;
 export const CREWS = 100;
 export const RUN_IDS = 5_000;
 
-/** mulberry32: small, fast, deterministic. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng };
 
 export interface CrewRow { id: string; parent: string | null; depth: number }
 export interface AgentRow { id: string; crew: string }

@@ -5,18 +5,7 @@ import type { RulesData, SourcedPlanRule } from '../../src/core/rules.js';
 import { withMatchIndex } from '../../src/core/patterns.js';
 import { withIndexes } from '../../src/core/rules-index.js';
 import { DEFAULT_WASM_URL } from '../../src/engine/policy.js';
-
-/** A small deterministic generator, so a failure names its seed. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../support/rng.js';
 
 const CREWS = ['desk', 'news', 'mgmt', 'ops'];
 const AGENTS = ['0xA', '0xB', '0xC'];

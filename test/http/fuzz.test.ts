@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, serve, TOKENS, type Served } from './support.js';
+import { prng as rng } from '../support/rng.js';
 
 let s: Served;
 beforeAll(async () => {
@@ -15,18 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await s.close();
 });
-
-/** mulberry32: a small seeded generator, so a failure is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SURROGATES = ['\ud800', '\udfff', 'a\udc00b', '\ud83d'];
 
