@@ -119,8 +119,9 @@ answer["reason"] := reason
 
 answer["shadow"] if shadow
 
-# The plan that counted, unless plan-required refuses or would refuse.
-answer["plan"] := plans.plan if not plan_required.refusal
+# The plan that counted (none when plan-required refuses or would refuse:
+# then no plan counts).
+answer["plan"] := plans.plan
 
 answer["needs"] := read_guard.needs
 

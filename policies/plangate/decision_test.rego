@@ -2,14 +2,12 @@ package plangate.decision_test
 
 import data.plangate
 import data.plangate.fixtures_test as fx
-import data.plangate.plan_required
 import data.plangate.settings
 
 minute := fx.minute
 
-# Without a hold or a read-guarded read, the decision is the plan-required
-# result plus `checks` (and `check` when it refuses).
-test_decision_is_the_plan_required_result if {
+# Without a hold or a read-guarded read, plan-required alone decides.
+test_without_a_hold_or_a_guarded_read_plan_required_decides if {
 	every inp in [
 		fx.call(fx.merge, []),
 		fx.call(fx.merge, [fx.plan("m1", minute)]),
@@ -17,9 +15,10 @@ test_decision_is_the_plan_required_result if {
 		fx.call("github.get_pull_request", []),
 	] {
 		d := plangate.decision with input as inp with data.plangate.rules as fx.side_effects
-		r := plan_required.result with input as inp with data.plangate.rules as fx.side_effects
-		object.remove(d, ["checks", "check"]) == r
-		d.checks.planRequired.allowed == r.allowed
+		d.checks.readGuard.refused == false
+		d.checks.planningHold.refused == false
+		d.allowed == d.checks.planRequired.allowed
+		object.get(d, "check", "plan_required") == "plan_required"
 	}
 }
 
