@@ -152,9 +152,12 @@ export function createGate(options: GateOptions): Gate {
   }
 
   /** Refuses a decision whose claimed chain the record does not back, when asked to (audited, no bodies). */
-  async function refuseUnrecorded(input: PolicyInput, decision: { delegation?: DelegationVerdict }, opts: DecideOptions): Promise<void> {
-    const unrecorded = decision.delegation?.unrecorded;
-    if (opts.unrecordedClaims !== 'refuse' || unrecorded === undefined) return;
+  /** The unrecorded manager a call claimed, when the caller asked for such claims to be refused. */
+  function toRefuse(decision: { delegation?: DelegationVerdict }, opts: DecideOptions): string | undefined {
+    return opts.unrecordedClaims === 'refuse' ? decision.delegation?.unrecorded : undefined;
+  }
+
+  async function refuseUnrecorded(input: PolicyInput, unrecorded: string): Promise<never> {
     await audit(claimRefusedEvent(input, 'delegation', input.call.delegatedBy, unrecorded));
     const chain = input.call.delegatedBy;
     const worker = chain[chain.indexOf(unrecorded) - 1] ?? input.agent.id;
@@ -191,7 +194,8 @@ export function createGate(options: GateOptions): Gate {
     // Synchronous unless the policy asks for file facts (the read guard): no promise to wait for otherwise.
     const decided = decideWithFacts(current(), input, readRoots, resolutions);
     const decision = decided instanceof Promise ? await decided : decided;
-    if (opts.unrecordedClaims === 'refuse' && decision.delegation?.unrecorded !== undefined) await refuseUnrecorded(input, decision, opts);
+    const unrecorded = toRefuse(decision, opts);
+    if (unrecorded !== undefined) await refuseUnrecorded(input, unrecorded);
     // What the store said about the agent's hold, with its reviewer channel when the policy named it.
     const channel = decision.failClosed ? undefined : decision.reviewerChannel;
     known.set(input.agent.id, input.hold ? { ...input.hold, ...(channel !== undefined ? { channel } : {}) } : undefined);
@@ -214,7 +218,8 @@ export function createGate(options: GateOptions): Gate {
     async explain(call, opts = {}) {
       const input = await inputFor(call, { explain: true });
       const decision = await explainWithFacts(current(), input, readRoots);
-      await refuseUnrecorded(input, decision, opts);
+      const unrecorded = toRefuse(decision, opts);
+      if (unrecorded !== undefined) await refuseUnrecorded(input, unrecorded);
       return { decision, input };
     },
     async guard<T>(call: Call, effect: () => T | Promise<T>): Promise<T> {
