@@ -3,8 +3,36 @@
  * PostgreSQL schema name them) and how each becomes a port value, in one
  * place so that the drivers cannot drift apart.
  */
-import type { AuthorKind, Delegation, Run, StoredMessage } from '../core/types.js';
+import type { AuthorKind, Delegation, MessageFact, Run, StoredMessage } from '../core/types.js';
 import type { Hold, HoldMessageRole } from './port.js';
+
+/** A message row without its body, as a decision reads it. */
+export interface FactRow {
+  id: number;
+  thread: string;
+  author: string;
+  author_kind: AuthorKind;
+  kind: string;
+  at: number;
+  run_id: string | null;
+}
+
+export interface MessageRow extends FactRow {
+  body: string;
+}
+
+export function toFact(r: FactRow): MessageFact {
+  const f: MessageFact = { id: String(r.id), thread: r.thread, author: r.author, authorKind: r.author_kind, kind: r.kind, at: r.at };
+  if (r.run_id !== null) f.runId = r.run_id;
+  return f;
+}
+
+export function toMessage(r: MessageRow): StoredMessage {
+  const { id, thread, author, authorKind, kind, at, runId } = toFact(r);
+  const m: StoredMessage = { id, thread, author, authorKind, kind, body: r.body, at };
+  if (runId !== undefined) m.runId = runId;
+  return m;
+}
 
 export interface HoldRow {
   id: number;

@@ -27,6 +27,18 @@ export async function expectCode(p: Promise<unknown>, code: ErrorCode, msg?: Reg
 const FACT_KEYS = ['at', 'author', 'authorKind', 'id', 'kind', 'thread'];
 
 /** A brute-force reading of CandidateQuery's documentation, for the property test. */
+
+/** A random message in one of `threads` by one of `authors`: mostly agents' plans, times 0–20, some run-tagged. */
+function randomMessage(threads: string[], authors: string[]) {
+  return fc.record({
+    thread: fc.constantFrom(...threads),
+    author: fc.constantFrom(...authors),
+    authorKind: fc.constantFrom('agent' as const, 'agent' as const, 'human' as const),
+    kind: fc.constantFrom('plan', 'plan', 'note'),
+    at: fc.integer({ min: 0, max: 20 }),
+    runId: fc.option(fc.constantFrom('r1', 'r2'), { nil: undefined, freq: 2 }),
+  });
+}
 export function referenceCandidates(all: StoredMessage[], q: CandidateQuery): MessageFact[] {
   const newest = (ms: StoredMessage[], n: number) =>
     ms
@@ -495,14 +507,7 @@ export function storeContract(name: string, makeStore: MakeStore): void {
       it('agrees with a brute-force reading of the contract on random histories', async () => {
         const authors = ['W', 'X', 'M'];
         const threads = ['agent:W', 'agent:X', 'crew:desk', 'org'];
-        const message = fc.record({
-          thread: fc.constantFrom(...threads),
-          author: fc.constantFrom(...authors),
-          authorKind: fc.constantFrom('agent' as const, 'agent' as const, 'human' as const),
-          kind: fc.constantFrom('plan', 'plan', 'note'),
-          at: fc.integer({ min: 0, max: 20 }),
-          runId: fc.option(fc.constantFrom('r1', 'r2'), { nil: undefined, freq: 2 }),
-        });
+        const message = randomMessage(threads, authors);
         const query = fc.record({
           now: fc.integer({ min: -1, max: 22 }),
           runId: fc.option(fc.constantFrom('r1', 'r2', 'r3'), { nil: undefined, freq: 3 }),
@@ -584,14 +589,7 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         if (!store.decisionFacts) return;
         const seats = ['W', 'X', 'M', 'U'];
         const threads = ['agent:W', 'agent:X', 'agent:M', 'agent:U', 'crew:desk', 'crew:root', 'crew:ops', 'org'];
-        const message = fc.record({
-          thread: fc.constantFrom(...threads),
-          author: fc.constantFrom(...seats),
-          authorKind: fc.constantFrom('agent' as const, 'agent' as const, 'human' as const),
-          kind: fc.constantFrom('plan', 'plan', 'note'),
-          at: fc.integer({ min: 0, max: 20 }),
-          runId: fc.option(fc.constantFrom('r1', 'r2'), { nil: undefined, freq: 2 }),
-        });
+        const message = randomMessage(threads, seats);
         const query = fc.record({
           agent: fc.constantFrom(...seats),
           delegatedBy: fc.subarray(seats, { maxLength: 2 }),

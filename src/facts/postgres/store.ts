@@ -14,7 +14,7 @@
 import type pg from 'pg';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import { migrate } from '../../core/migrations.js';
-import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
+import type { Lineage, NewMessage } from '../../core/types.js';
 import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, DelegationStore, RunStore, Store } from '../port.js';
 import {
   checkAgent,
@@ -26,7 +26,7 @@ import {
   dedupeNewestFirst,
   MAX_CREW_DEPTH,
 } from '../validate.js';
-import { toHold, type HoldRow } from '../rows.js';
+import { toFact, toHold, toMessage, type FactRow, type HoldRow, type MessageRow } from '../rows.js';
 import { createPostgresHolds } from './holds.js';
 import { createPool, inTransaction, POSTGRES_URL, redactUrl, storeFailure, type PostgresOptions } from './pool.js';
 import { createPostgresRuns } from './runs.js';
@@ -42,29 +42,6 @@ export interface PostgresStore extends Store, RunStore, DelegationStore {
   readonly pool: pg.Pool;
   /** The database URL with its password redacted. */
   readonly where: string;
-}
-
-interface FactRow {
-  id: number;
-  thread: string;
-  author: string;
-  author_kind: AuthorKind;
-  kind: string;
-  at: number;
-  run_id: string | null;
-}
-
-export function toFactRow(r: FactRow): MessageFact {
-  const f: MessageFact = { id: String(r.id), thread: r.thread, author: r.author, authorKind: r.author_kind, kind: r.kind, at: r.at };
-  if (r.run_id !== null) f.runId = r.run_id;
-  return f;
-}
-
-export function toMessageRow(r: FactRow & { body: string }): StoredMessage {
-  const { id, thread, author, authorKind, kind, at, runId } = toFactRow(r);
-  const m: StoredMessage = { id, thread, author, authorKind, kind, body: r.body, at };
-  if (runId !== undefined) m.runId = runId;
-  return m;
 }
 
 /**
@@ -205,7 +182,7 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
         checkCandidateQuery(q);
         // Named: prepared once per connection, not parsed and planned again on every decision.
         const { rows } = await pool.query<FactRow>({ name: 'plangate_candidates', text: SQL.candidates, values: candidateParams(q) });
-        return dedupeNewestFirst(rows.map(toFactRow));
+        return dedupeNewestFirst(rows.map(toFact));
       }),
 
     decisionFacts: (q) =>
@@ -228,15 +205,15 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
         });
         const [agent, ...upstream] = lineages;
         if (!agent) throw new Error('the decision facts statement answered no lineage');
-        const messages = dedupeNewestFirst(facts.messages.map(toFactRow));
+        const messages = dedupeNewestFirst(facts.messages.map(toFact));
         return facts.hold ? { agent, upstream, hold: toHold(facts.hold), messages } : { agent, upstream, messages };
       }),
 
     listThread: (thread, limit) =>
       run('listThread', async () => {
         checkListThread(thread, limit);
-        const { rows } = await pool.query<FactRow & { body: string }>(SQL.listThread, [thread, limit]);
-        return rows.map(toMessageRow);
+        const { rows } = await pool.query<MessageRow>(SQL.listThread, [thread, limit]);
+        return rows.map(toMessage);
       }),
 
     async close(): Promise<void> {

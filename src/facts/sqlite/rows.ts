@@ -1,22 +1,8 @@
 /**
- * The SQLite store's rows as the store's facts: message rows (as objects,
- * or as arrays from `.raw()` statements), newest first, each message once.
+ * The SQLite store's candidate rows as arrays (`.raw()` statements, no
+ * object per row) and as the store's facts: newest first, each message once.
  */
-import type { AuthorKind, MessageFact, StoredMessage } from '../../core/types.js';
-
-interface FactRow {
-  id: number;
-  thread: string;
-  author: string;
-  author_kind: AuthorKind;
-  kind: string;
-  at: number;
-  run_id: string | null;
-}
-
-export interface MessageRow extends FactRow {
-  body: string;
-}
+import type { AuthorKind, MessageFact } from '../../core/types.js';
 
 /** A fact row as an array (`.raw()` statements, no object per row): the columns of FACT_COLUMNS, in order. */
 export type FactTuple = [id: number, thread: string, author: string, authorKind: AuthorKind, kind: string, at: number, runId: string | null];
@@ -43,24 +29,4 @@ export function factsOf(rows: FactTuple[]): MessageFact[] {
     last = r[0];
   }
   return out;
-}
-
-function toFact(r: FactRow): MessageFact {
-  const f: MessageFact = {
-    id: String(r.id),
-    thread: r.thread,
-    author: r.author,
-    authorKind: r.author_kind,
-    kind: r.kind,
-    at: r.at,
-  };
-  if (r.run_id !== null) f.runId = r.run_id;
-  return f;
-}
-
-export function toMessage(r: MessageRow): StoredMessage {
-  const { id, thread, author, authorKind, kind, at, runId } = toFact(r);
-  const m: StoredMessage = { id, thread, author, authorKind, kind, body: r.body, at };
-  if (runId !== undefined) m.runId = runId;
-  return m;
 }

@@ -25,7 +25,8 @@ import {
   MAX_CREW_DEPTH,
 } from '../validate.js';
 import { createSqliteHolds } from './holds.js';
-import { factsOf, toMessage, type FactTuple, type MessageRow } from './rows.js';
+import { factsOf, type FactTuple } from './rows.js';
+import { toMessage, type MessageRow } from '../rows.js';
 import { createSqliteRuns } from './runs.js';
 import { guard } from './guard.js';
 import { MIGRATIONS, SCHEMA_VERSION, SQL } from './schema.js';
