@@ -1,0 +1,117 @@
+/**
+ * npm run bench:policy-parts — where the hot entrypoint's time goes.
+ *
+ * Builds the policy several times with the pinned OPA, each time with
+ * `plangate/decide` cut down to a part of the answer (the settings alone,
+ * the plans that count, the refusal message, …), and evaluates every build
+ * and the floor on the same inputs through the same input path
+ * (src/engine/abi.ts), interleaved, so the parts' costs are read as
+ * differences measured in one run. Inputs are built by the gate from the
+ * bench's world (bench/world.ts) on the memory store.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadPolicy } from '@open-policy-agent/opa-wasm';
+import { createMemoryAuditSink } from '../src/audit/memory.js';
+import type { PolicyInput } from '../src/core/types.js';
+import { withIndexes } from '../src/core/rules-index.js';
+import { rawEvaluator } from '../src/engine/abi.js';
+import { Engine } from '../src/engine/policy.js';
+import { extractFromTarGz } from '../src/engine/source.js';
+import { createMemoryStore } from '../src/facts/memory/store.js';
+import { createGate } from '../src/gate/gate.js';
+import { findOpa } from '../test/http/opa-server.js';
+import { loadFloor } from './opa.js';
+import { interleave, summarize } from './stats.js';
+import { benchRules, buildOrg, makeCalls, messageStream, NOW } from './world.js';
+
+const POLICY = fileURLToPath(new URL('../policies/plangate/', import.meta.url));
+const SDK_CAPABILITIES = fileURLToPath(new URL('../node_modules/@open-policy-agent/opa-wasm/capabilities.json', import.meta.url));
+const MESSAGES = 300_000;
+const CALLS = 2_000;
+const N = 20_000;
+
+/** Each part: what `plangate/decide` answers in that build. */
+const PARTS: Array<[name: string, decide: string]> = [
+  ['nothing (a constant)', '{"x": 1}'],
+  ['+ the settings in force', '{"s": settings.in_force}'],
+  ['+ the plans that count', '{"s": settings.in_force, "n": count(plans.counting)}'],
+  ['+ class, gated, allowed', '{"s": settings.in_force, "a": plan_required.allowed}'],
+  ['+ the deciding check', '{"s": settings.in_force, "a": plan_required.allowed, "d": object.get({"d": compose.deciding}, "d", null)}'],
+  ['+ the refusal message', '{"s": settings.in_force, "a": plan_required.allowed, "m": object.get({"m": compose.message}, "m", null)}'],
+  ['the whole answer', 'compose.answer if compose.complete'],
+];
+
+function build(opa: { bin: string }, decide: string, dir: string): Uint8Array {
+  const src = join(dir, 'src');
+  spawnSync('mkdir', ['-p', src]);
+  for (const f of readdirSync(POLICY)) if (f.endsWith('.rego') && !f.endsWith('_test.rego')) copyFileSync(join(POLICY, f), join(src, f));
+  const hot = readFileSync(join(src, 'hot.rego'), 'utf8')
+    .replace(/^decide := .*$/m, `decide := ${decide}`)
+    .replace('import data.plangate.compose\n', ['compose', 'plan_required', 'plans', 'settings'].map((p) => `import data.plangate.${p}\n`).join(''));
+  writeFileSync(join(src, 'hot.rego'), hot);
+  const sdk = JSON.parse(readFileSync(SDK_CAPABILITIES, 'utf8')) as { builtins: unknown; wasm_abi_versions: unknown };
+  const current = JSON.parse(spawnSync(opa.bin, ['capabilities', '--current'], { encoding: 'utf8' }).stdout) as Record<string, unknown>;
+  const caps = join(dir, 'capabilities.json');
+  writeFileSync(caps, JSON.stringify({ builtins: sdk.builtins, wasm_abi_versions: sdk.wasm_abi_versions, features: current.features, future_keywords: current.future_keywords }));
+  const out = join(dir, 'bundle.tar.gz');
+  const r = spawnSync(opa.bin, ['build', '-t', 'wasm', '--capabilities', caps, '-e', 'plangate/decide', '-o', out, src], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`opa build of "${decide}" failed: ${r.stderr || r.stdout}`);
+  return extractFromTarGz(readFileSync(out), 'policy.wasm');
+}
+
+async function inputs(): Promise<{ rules: ReturnType<typeof benchRules>; inputs: PolicyInput[] }> {
+  const org = buildOrg();
+  const rules = benchRules(org);
+  const store = createMemoryStore();
+  for (const c of [...org.crews].sort((a, b) => a.depth - b.depth)) await store.putCrew({ id: c.id, parent: c.parent });
+  for (const a of org.agents) await store.putAgent(a);
+  const stream = messageStream(org, 1);
+  const messages = Array.from({ length: MESSAGES }, () => stream.next()).sort((a, b) => a.at - b.at);
+  for (const m of messages) {
+    await store.postMessage({ thread: m.thread, author: m.author, authorKind: m.authorKind, kind: m.kind, body: m.body, at: m.at, ...(m.runId ? { runId: m.runId } : {}) });
+  }
+  const engine = await Engine.load({ data: rules, rulesRevision: 'bench' });
+  const gate = createGate({ engine, store, audit: createMemoryAuditSink(), clock: () => NOW });
+  const out: PolicyInput[] = [];
+  for (const call of makeCalls(org, org.agents.map((a) => a.id), CALLS, 11, stream.runPlanOf)) out.push(await gate.inputFor(call));
+  return { rules, inputs: out };
+}
+
+async function main(): Promise<void> {
+  const opa = findOpa();
+  const floorPolicy = await loadFloor();
+  if (!opa || !floorPolicy) throw new Error('bench:policy-parts needs the pinned OPA (.tools/bin/opa)');
+  const world = await inputs();
+  const dir = mkdtempSync(join(os.tmpdir(), 'plangate-parts-'));
+  const ops: Record<string, (i: number) => unknown> = {};
+  try {
+    for (const [k, [name, decide]] of PARTS.entries()) {
+      const policy = await loadPolicy(build(opa, decide, join(dir, String(k))));
+      policy.setData({ plangate: { rules: withIndexes(world.rules) } });
+      const evaluate = rawEvaluator(policy);
+      ops[name] = (i) => evaluate(world.inputs[i % CALLS] as PolicyInput, 'plangate/decide');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const floor = rawEvaluator(floorPolicy);
+  ops['the floor'] = (i) => floor(world.inputs[i % CALLS] as PolicyInput, 'floor/allow');
+  const samples = await interleave(N, 3_000, 20, ops);
+  const floorP50 = summarize(samples['the floor']!).p50;
+  const facts = world.inputs.reduce((n, x) => n + x.messages.length, 0) / CALLS;
+  process.stdout.write(`plangate/decide cut down to each part, same inputs (${facts.toFixed(2)} facts each), interleaved; µs\n`);
+  process.stdout.write(`${'answer'.padEnd(28)}${'p50'.padStart(8)}${'p99'.padStart(8)}${'× floor'.padStart(9)}\n`);
+  for (const [name, s] of Object.entries(samples)) {
+    const x = summarize(s);
+    process.stdout.write(`${name.padEnd(28)}${String(x.p50).padStart(8)}${String(x.p99).padStart(8)}${(x.p50 / floorP50).toFixed(2).padStart(9)}\n`);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:policy-parts failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
