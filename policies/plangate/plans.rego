@@ -76,10 +76,11 @@ fresh(m) if {
 	m.at > fresh_after
 }
 
-# The four conditions, as predicates shared by the decision (`counts`) and
-# the explanation (`failed`, one reason per condition that fails). They must
-# hold positively: a message without a kind is not a plan, and one without an
-# authorKind is not written as an agent.
+# The four conditions, one predicate each, for the explanation (`failed`,
+# one reason per condition that fails); the decision checks them at once, in
+# one pass (`eligible`), and a property test holds the two to the same
+# answer. They must hold positively: a message without a kind is not a plan,
+# and one without an authorKind is not written as an agent.
 is_plan(m) if m.kind == "plan"
 
 by_agent(m) if m.authorKind == "agent"
