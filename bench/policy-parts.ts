@@ -10,7 +10,7 @@
  * bench's world (bench/world.ts) on the memory store.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +47,7 @@ const PARTS: Array<[name: string, decide: string]> = [
 
 function build(opa: { bin: string }, decide: string, dir: string): Uint8Array {
   const src = join(dir, 'src');
-  spawnSync('mkdir', ['-p', src]);
+  mkdirSync(src, { recursive: true });
   for (const f of readdirSync(POLICY)) if (f.endsWith('.rego') && !f.endsWith('_test.rego')) copyFileSync(join(POLICY, f), join(src, f));
   const hot = readFileSync(join(src, 'hot.rego'), 'utf8')
     .replace(/^decide := .*$/m, `decide := ${decide}`)
