@@ -5,18 +5,21 @@
  * (bench/mcp-upstream.ts, an SDK McpServer with one tool) in its own process:
  *   1. stdio: a `tools/call` straight to the upstream, against the same call
  *      through `plangate mcp --agent … -- <upstream>` (the gateway starts the
- *      upstream as its child); in pairs, one call at a time: each pair is one
- *      direct call and one through the gateway, the order swapping every pair,
- *      so both see the machine as it is at that moment;
- *   2. Streamable HTTP: the same against `plangate mcp --listen` in front of
- *      the upstream over Streamable HTTP;
+ *      upstream as its child) and through the floor (bench/mcp-proxy.ts, the
+ *      SDK alone forwarding the call, deciding nothing); in rounds, one call
+ *      at a time: each round is one call of each, the order rotating every
+ *      round, so all three see the machine as it is at that moment;
+ *   2. Streamable HTTP: the same against `plangate mcp --listen` and the
+ *      floor in front of the upstream over Streamable HTTP;
  * Added latency is given two ways, both checked against the target: the
  * difference of the percentiles (p99 through the gateway minus p99 direct)
- * and the percentiles of the per-pair differences (gateway call minus the
- * direct call next to it).
+ * and the percentiles of the per-round differences (gateway call minus the
+ * direct call of the same round). The same two for the floor against direct
+ * say what the SDK's extra hop costs by itself, and the gateway against the
+ * floor what plangate adds to it.
  *   3. throughput of the Streamable HTTP gateway with 32 concurrent sessions
- *      (32 seats, each with its own token and client), and of the upstream
- *      directly with 32 sessions, for scale.
+ *      (32 seats, each with its own token and client), and of the floor and
+ *      the upstream directly with 32 sessions, for scale.
  * The gateway decides every call in full: the tool is an effect under
  * side_effects mode and each seat has a fresh plan in an SQLite store.
  * Writes bench/results/mcp.json.
@@ -36,6 +39,7 @@ const ROOT = join(import.meta.dirname, '..');
 /** The CLI from the sources (as bench/http.ts runs it), so no build is needed. */
 const CLI = join(ROOT, 'test', 'http', 'cli-child.ts');
 const UPSTREAM = join(import.meta.dirname, 'mcp-upstream.ts');
+const PROXY = join(import.meta.dirname, 'mcp-proxy.ts');
 const SESSIONS = 32;
 const CALLS = Number(process.env['MCP_BENCH_CALLS'] ?? 4000);
 const WARMUP = 500;
@@ -108,59 +112,47 @@ async function echo(c: Client, i: number): Promise<void> {
 
 type Op = (i: number) => Promise<void>;
 
-/** Paired samples: `direct[i]` and `gateway[i]` were taken one right after the other. */
-interface Pairs {
-  direct: Samples;
-  gateway: Samples;
-  /** gateway[i] − direct[i], ns. */
-  diff: Float64Array;
-}
+/** Samples taken in rounds: `samples[k][i]` of every op k was taken in round i, one call right after the other. */
+type Rounds<K extends string> = Record<K, Samples>;
 
 /**
- * `n` pairs after `warmup` untimed ones: call i of each, one at a time,
- * direct first on even i and the gateway first on odd i.
+ * `n` rounds after `warmup` untimed ones: in each, one call of every op, one
+ * at a time, the order rotating every round so that each op is as often
+ * first, second and third, and all see the machine as it is at that moment.
  */
-async function paired(n: number, warmup: number, direct: Op, gateway: Op): Promise<Pairs> {
-  for (let i = 0; i < warmup; i++) {
-    await direct(i);
-    await gateway(i);
-  }
-  const d = new Float64Array(n);
-  const g = new Float64Array(n);
-  const time = async (op: Op, i: number, into: Float64Array) => {
-    const t0 = process.hrtime.bigint();
-    await op(i);
-    into[i] = Number(process.hrtime.bigint() - t0);
-  };
+async function rounds<K extends string>(n: number, warmup: number, ops: Record<K, Op>): Promise<Rounds<K>> {
+  const names = Object.keys(ops) as K[];
+  for (let i = 0; i < warmup; i++) for (const k of names) await ops[k](i);
+  const ns = Object.fromEntries(names.map((k) => [k, new Float64Array(n)])) as Record<K, Float64Array>;
   const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
-    if (i % 2 === 0) {
-      await time(direct, i, d);
-      await time(gateway, i, g);
-    } else {
-      await time(gateway, i, g);
-      await time(direct, i, d);
+    for (let j = 0; j < names.length; j++) {
+      const k = names[(i + j) % names.length] as K;
+      const t0 = process.hrtime.bigint();
+      await ops[k](i);
+      ns[k][i] = Number(process.hrtime.bigint() - t0);
     }
   }
   const wallNs = Number(process.hrtime.bigint() - start);
   const cpu = process.cpuUsage(cpu0);
   const sum = (a: Float64Array) => a.reduce((x, y) => x + y, 0);
-  // The bench process's CPU over the whole loop, for both kinds of call: how much of a core it got.
+  // The bench process's CPU over the whole loop, shared out by time: how much of a core it got.
   const cpuNs = (cpu.user + cpu.system) * 1000;
-  const samples = (ns: Float64Array): Samples => ({ ns, wallNs: sum(ns), gc: emptyTally(), cpuNs: (cpuNs * sum(ns)) / wallNs });
-  return { direct: samples(d), gateway: samples(g), diff: g.map((x, i) => x - (d[i] as number)) };
+  return Object.fromEntries(names.map((k) => [k, { ns: ns[k], wallNs: sum(ns[k]), gc: emptyTally(), cpuNs: (cpuNs * sum(ns[k])) / wallNs }])) as Rounds<K>;
 }
 
-/** The gateway's added latency, µs: percentile differences and percentiles of the per-pair differences. */
-function added(direct: Summary, gateway: Summary, diff: Float64Array) {
-  const sorted = Float64Array.from(diff).sort();
+/** What `via` adds to `base`, µs: percentile differences, and percentiles of the differences within each round. */
+function added(base: Samples, via: Samples) {
+  const direct = summarize(base);
+  const gateway = summarize(via);
+  const sorted = via.ns.map((x, i) => x - (base.ns[i] as number)).sort();
   const us = (p: number) => round(percentile(sorted, p) / 1000);
   return {
     p50Us: round(gateway.p50 - direct.p50),
     p99Us: round(gateway.p99 - direct.p99),
     meanUs: round(gateway.mean - direct.mean),
-    pairs: { p50Us: us(50), p90Us: us(90), p99Us: us(99) },
+    rounds: { p50Us: us(50), p90Us: us(90), p99Us: us(99) },
   };
 }
 
@@ -195,8 +187,9 @@ export async function runMcpBench({ log }: { log: Log }) {
     log('mcp: stdio, direct vs through plangate mcp');
     const directStdio = await stdioClient(process.execPath, ['--import', 'tsx', UPSTREAM, 'stdio']);
     const gatedStdio = await stdioClient(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--agent', seat(0), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
-    clients.push(directStdio, gatedStdio);
-    const stdio = await paired(CALLS, WARMUP, (i) => echo(directStdio, i), (i) => echo(gatedStdio, i));
+    const floorStdio = await stdioClient(process.execPath, ['--import', 'tsx', PROXY, 'stdio', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
+    clients.push(directStdio, gatedStdio, floorStdio);
+    const stdio = await rounds(CALLS, WARMUP, { direct: (i) => echo(directStdio, i), floor: (i) => echo(floorStdio, i), gateway: (i) => echo(gatedStdio, i) });
 
     log('mcp: Streamable HTTP, direct vs through plangate mcp --listen');
     const up = spawn(process.execPath, ['--import', 'tsx', UPSTREAM, 'http'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -209,33 +202,48 @@ export async function runMcpBench({ log }: { log: Log }) {
     });
     children.push(gw);
     const gwUrl = (await readLine(gw, 'stderr', /serving (http:\S+) /))[1] as string;
+    const px = spawn(process.execPath, ['--import', 'tsx', PROXY, 'http', upUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(px);
+    const pxUrl = (await readLine(px, 'stdout', /(http:\S+)\n/))[1] as string;
     const directHttp = await httpClient(upUrl);
     const gatedHttp = await httpClient(gwUrl, token(0));
-    clients.push(directHttp, gatedHttp);
-    const http = await paired(CALLS, WARMUP, (i) => echo(directHttp, i), (i) => echo(gatedHttp, i));
+    const floorHttp = await httpClient(pxUrl);
+    clients.push(directHttp, gatedHttp, floorHttp);
+    const http = await rounds(CALLS, WARMUP, { direct: (i) => echo(directHttp, i), floor: (i) => echo(floorHttp, i), gateway: (i) => echo(gatedHttp, i) });
 
     log(`mcp: throughput, ${SESSIONS} concurrent sessions, ${THROUGHPUT_MS / 1000} s each`);
     const directMany = await Promise.all(Array.from({ length: SESSIONS }, () => httpClient(upUrl)));
     const gatedMany = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => httpClient(gwUrl, token(i))));
-    clients.push(...directMany, ...gatedMany);
+    const floorMany = await Promise.all(Array.from({ length: SESSIONS }, () => httpClient(pxUrl)));
+    clients.push(...directMany, ...gatedMany, ...floorMany);
     await throughput(gatedMany, 1000);
     const gatewayTp = await throughput(gatedMany, THROUGHPUT_MS);
     await throughput(directMany, 1000);
     const directTp = await throughput(directMany, THROUGHPUT_MS);
+    await throughput(floorMany, 1000);
+    const floorTp = await throughput(floorMany, THROUGHPUT_MS);
 
-    const s = { stdioDirect: summarize(stdio.direct), stdioGateway: summarize(stdio.gateway), httpDirect: summarize(http.direct), httpGateway: summarize(http.gateway) };
+    const s = {
+      stdioDirect: summarize(stdio.direct), stdioFloor: summarize(stdio.floor), stdioGateway: summarize(stdio.gateway),
+      httpDirect: summarize(http.direct), httpFloor: summarize(http.floor), httpGateway: summarize(http.gateway),
+    };
     const results = {
       at: new Date().toISOString(),
       machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadAtStart, loadAtEnd: os.loadavg().map((x) => round(x)) },
       calls: CALLS,
       latency: s,
-      addedLatency: { stdio: added(s.stdioDirect, s.stdioGateway, stdio.diff), http: added(s.httpDirect, s.httpGateway, http.diff) },
-      throughput: { gateway: gatewayTp, direct: directTp },
+      addedLatency: { stdio: added(stdio.direct, stdio.gateway), http: added(http.direct, http.gateway) },
+      /** What the SDK alone adds (the floor against direct), and what plangate adds beyond it (the gateway against the floor). */
+      floor: {
+        stdio: { sdk: added(stdio.direct, stdio.floor), plangate: added(stdio.floor, stdio.gateway) },
+        http: { sdk: added(http.direct, http.floor), plangate: added(http.floor, http.gateway) },
+      },
+      throughput: { gateway: gatewayTp, floor: floorTp, direct: directTp },
       targets: {} as Record<string, boolean>,
     };
     for (const [name, a] of [['stdio', results.addedLatency.stdio], ['http', results.addedLatency.http]] as const) {
       results.targets[`${name} added p99 ≤ 1 ms (p99 through the gateway − p99 direct)`] = a.p99Us <= 1000;
-      results.targets[`${name} added p99 ≤ 1 ms (p99 of the per-pair differences)`] = a.pairs.p99Us <= 1000;
+      results.targets[`${name} added p99 ≤ 1 ms (p99 of the per-round differences)`] = a.rounds.p99Us <= 1000;
     }
     const outDir = new URL('./results/', import.meta.url);
     mkdirSync(outDir, { recursive: true });
@@ -248,22 +256,30 @@ export async function runMcpBench({ log }: { log: Log }) {
   }
 }
 
+function addedLine(name: string, a: ReturnType<typeof added>): string {
+  return `${name}: p50 ${a.p50Us} µs, p99 ${a.p99Us} µs (percentile differences); per-round differences p50 ${a.rounds.p50Us} µs, p90 ${a.rounds.p90Us} µs, p99 ${a.rounds.p99Us} µs`;
+}
+
 export function formatMcpBench(r: Awaited<ReturnType<typeof runMcpBench>>): string {
   const row = (name: string, x: Summary) => `${name.padEnd(34)}${String(x.n).padStart(7)}${String(x.p50).padStart(10)}${String(x.p90).padStart(10)}${String(x.p99).padStart(10)}${String(x.mean).padStart(10)}${String(Number.isNaN(x.cpuPct) ? '' : x.cpuPct).padStart(6)}`;
   const tp = (name: string, t: typeof r.throughput.gateway) => `${name.padEnd(34)}${String(t.sessions).padStart(4)} sessions ${String(t.calls).padStart(8)} calls ${String(t.callsPerSec).padStart(8)} calls/s  p50 ${t.p50Us} µs  p99 ${t.p99Us} µs`;
   return [
     '',
-    `MCP gateway (µs; ${r.calls} pairs, one call at a time)     n       p50       p90       p99      mean  cpu%`,
+    `MCP gateway (µs; ${r.calls} rounds, one call at a time)    n       p50       p90       p99      mean  cpu%`,
     row('stdio, direct', r.latency.stdioDirect),
+    row('stdio, the SDK alone (floor)', r.latency.stdioFloor),
     row('stdio, through plangate mcp', r.latency.stdioGateway),
     row('Streamable HTTP, direct', r.latency.httpDirect),
+    row('Streamable HTTP, the SDK alone', r.latency.httpFloor),
     row('Streamable HTTP, through the gateway', r.latency.httpGateway),
-    ...(['stdio', 'http'] as const).map((k) => {
-      const a = r.addedLatency[k];
-      return `added, ${k}: p50 ${a.p50Us} µs, p99 ${a.p99Us} µs (percentile differences); per-pair differences p50 ${a.pairs.p50Us} µs, p90 ${a.pairs.p90Us} µs, p99 ${a.pairs.p99Us} µs`;
-    }),
+    ...(['stdio', 'http'] as const).flatMap((k) => [
+      addedLine(`added, ${k}, gateway − direct`, r.addedLatency[k]),
+      addedLine(`added, ${k}, floor − direct`, r.floor[k].sdk),
+      addedLine(`added, ${k}, gateway − floor`, r.floor[k].plangate),
+    ]),
     `load average ${r.machine.loadAtStart.join(' ')} at start, ${r.machine.loadAtEnd.join(' ')} at end`,
     tp('throughput, gateway', r.throughput.gateway),
+    tp('throughput, the SDK alone (floor)', r.throughput.floor),
     tp('throughput, upstream directly', r.throughput.direct),
     ...Object.entries(r.targets).map(([k, v]) => `  ${v ? 'MET    ' : 'NOT MET'}  ${k}`),
     'written: bench/results/mcp.json',

@@ -1,0 +1,63 @@
+/**
+ * The floor of an MCP gateway in the MCP benchmark: the SDK alone, a Server
+ * that forwards `tools/list` and `tools/call` to one upstream through the
+ * SDK's Client, deciding nothing. It is what any gateway built on the SDK
+ * pays for the extra hop, so the bench can tell that cost from plangate's.
+ *
+ *   mcp-proxy.ts stdio COMMAND ARGS…  the upstream is COMMAND over stdio; serves on stdio
+ *   mcp-proxy.ts http URL             the upstream is URL over Streamable HTTP (with the
+ *                                     gateway's own HTTP client); serves Streamable HTTP
+ *                                     on 127.0.0.1 and prints its URL on stdout
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { nodeFetch } from '../src/adapters/mcp/node-fetch.js';
+
+const [mode, ...rest] = process.argv.slice(2);
+
+async function upstream(): Promise<Client> {
+  const c = new Client({ name: 'bench-proxy', version: '1.0.0' });
+  if (mode === 'http') await c.connect(new StreamableHTTPClientTransport(new URL(rest[0] as string), { fetch: nodeFetch }));
+  else await c.connect(new StdioClientTransport({ command: rest[0] as string, args: rest.slice(1), stderr: 'inherit' }));
+  return c;
+}
+
+function proxy(up: Client): Server {
+  const s = new Server({ name: 'bench-proxy', version: '1.0.0' }, { capabilities: { tools: {} } });
+  s.setRequestHandler(ListToolsRequestSchema, (req) => up.listTools(req.params));
+  s.setRequestHandler(CallToolRequestSchema, (req) => up.callTool(req.params) as never);
+  return s;
+}
+
+const up = await upstream();
+if (mode === 'http') {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const sid = req.headers['mcp-session-id'];
+    let t = typeof sid === 'string' ? transports.get(sid) : undefined;
+    if (!t) {
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, created),
+      });
+      await proxy(up).connect(created);
+      t = created;
+    }
+    await t.handleRequest(req, res, body);
+  });
+  http.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`));
+} else {
+  const s = proxy(up);
+  s.onclose = () => process.exit(0);
+  await s.connect(new StdioServerTransport());
+}
