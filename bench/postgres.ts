@@ -27,9 +27,9 @@ import { createMemoryAuditSink } from '../src/audit/memory.js';
 import type { Call, Decision } from '../src/core/types.js';
 import { Engine } from '../src/engine/policy.js';
 import { createPool } from '../src/facts/postgres/pool.js';
-import { candidateParams, openPostgresStore } from '../src/facts/postgres/store.js';
-import { SQL } from '../src/facts/postgres/schema.js';
-import type { CandidateQuery } from '../src/facts/port.js';
+import { openPostgresStore } from '../src/facts/postgres/store.js';
+import { DECISION_FACTS_SQL } from '../src/facts/postgres/schema.js';
+import type { DecisionFactsQuery } from '../src/facts/port.js';
 import { openSqliteStore } from '../src/facts/sqlite/store.js';
 import { createGate } from '../src/gate/gate.js';
 import { freshSchemaUrl } from '../test/support/postgres.js';
@@ -235,8 +235,8 @@ export interface PostgresBenchResult {
   world: { agents: number; messages: number; seedSeconds: { sqlite: number; postgres: number } };
   facts: { lookups: Summary; oneStatement: Summary };
   decide: { calls: number; sqlite: Summary; postgres: Summary; ratioP50: number; ratioP99: number; sameOutcomes: boolean; outcomes: Record<string, number> };
-  /** The candidates statement's execution time inside PostgreSQL (EXPLAIN ANALYZE), µs. */
-  candidatesInServerUs: { n: number; p50: number; p99: number };
+  /** The decision facts statement's execution time inside PostgreSQL (EXPLAIN ANALYZE), µs. */
+  factsInServerUs: { n: number; p50: number; p99: number };
   targets: { postgresP99Us: { target: number; value: number; met: boolean } };
   http: { seconds: number; connections: number; one: HttpRun; two: HttpRun; twoOverOne: number };
 }
@@ -271,9 +271,9 @@ export async function runPostgresBench(url: string, o: { httpSeconds?: number; c
     const clock = () => NOW;
     const sqlite = openSqliteStore(file);
     const gs = createGate({ engine, store: sqlite, audit: createMemoryAuditSink(), clock });
-    // The candidate queries of the first calls, kept to time them inside the server afterwards.
-    const seen: CandidateQuery[] = [];
-    const recording = { ...pgStore, candidates: (q: CandidateQuery) => { if (seen.length < SERVER_SAMPLES) seen.push(q); return pgStore.candidates(q); } };
+    // The fact queries of the first calls, kept to time them inside the server afterwards.
+    const seen: DecisionFactsQuery[] = [];
+    const recording = { ...pgStore, decisionFacts: (q: DecisionFactsQuery) => { if (seen.length < SERVER_SAMPLES) seen.push(q); return pgStore.decisionFacts(q); } };
     const gp = createGate({ engine, store: recording, audit: createMemoryAuditSink(), clock });
     const calls = makeCalls(org, org.agents.map((a) => a.id), CALLS, 11, stream.runPlanOf);
     const outS: string[] = [];
@@ -288,10 +288,11 @@ export async function runPostgresBench(url: string, o: { httpSeconds?: number; c
       factsOneStatement: (i) => pgStore.decisionFacts(factsQuery(calls[i] as Call)),
     });
     await sqlite.close();
-    // What the database itself spends on a decision's candidates (EXPLAIN ANALYZE), apart from round trips and scheduling.
+    // What the database itself spends on a decision's facts (EXPLAIN ANALYZE), apart from round trips and scheduling.
     const serverMs: number[] = [];
     for (const q of seen) {
-      const { rows } = await pgStore.pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${SQL.candidates}`, candidateParams(q));
+      const params = [[q.agent, ...q.delegatedBy], q.now, q.runId ?? null, q.context ?? 0];
+      const { rows } = await pgStore.pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${DECISION_FACTS_SQL}`, params);
       serverMs.push((rows[0]['QUERY PLAN'] as Array<{ 'Execution Time': number }>)[0]!['Execution Time']);
     }
     serverMs.sort((x, y) => x - y);
@@ -333,7 +334,7 @@ export async function runPostgresBench(url: string, o: { httpSeconds?: number; c
         machine,
         world: { agents: AGENTS, messages: MESSAGES, seedSeconds: { sqlite: sqliteSeed, postgres: pgSeed } },
         decide: { calls: CALLS, sqlite: s, postgres: p, ratioP50: round(p.p50 / s.p50, 2), ratioP99: round(p.p99 / s.p99, 2), sameOutcomes: outS.every((x, i) => x === outP[i]), outcomes },
-        candidatesInServerUs: serverUs,
+        factsInServerUs: serverUs,
         facts: { lookups: summarize(samples.factsLookups), oneStatement: summarize(samples.factsOneStatement) },
         targets: { postgresP99Us: { target: TARGET_P99_US, value: p.p99, met: p.p99 <= TARGET_P99_US } },
         http: { seconds: secs, connections: conns, one, two, twoOverOne: round(two.decisionsPerSec / one.decisionsPerSec, 2) },
@@ -357,7 +358,7 @@ export function formatPostgresBench(r: PostgresBenchResult): string {
     `  ratio PostgreSQL/SQLite: p50 ${r.decide.ratioP50}×  p99 ${r.decide.ratioP99}×; same outcomes: ${r.decide.sameOutcomes}; ${JSON.stringify(r.decide.outcomes)}`,
     row('facts, lookups', r.facts.lookups),
     row('facts, one statement', r.facts.oneStatement),
-    `  candidates statement inside PostgreSQL (EXPLAIN ANALYZE, ${r.candidatesInServerUs.n} calls): p50 ${r.candidatesInServerUs.p50} µs, p99 ${r.candidatesInServerUs.p99} µs`,
+    `  decision facts statement inside PostgreSQL (EXPLAIN ANALYZE, ${r.factsInServerUs.n} calls): p50 ${r.factsInServerUs.p50} µs, p99 ${r.factsInServerUs.p99} µs`,
     `  target PostgreSQL p99 <= ${r.targets.postgresP99Us.target} µs: ${r.targets.postgresP99Us.met ? 'met' : 'NOT met'} (${r.targets.postgresP99Us.value} µs)`,
     `HTTP POST /v1/decide, ${r.http.connections} connections, 2 rounds of ${r.http.seconds} s per configuration (means):`,
     http(r.http.one),

@@ -577,11 +577,12 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         const unheld = await store.decisionFacts({ agent: 'M', delegatedBy: [], now: 100 });
         expect(unheld.hold).toBeUndefined();
         expect(unheld.messages.map((m) => m.at)).toEqual([15]);
-        // The run, when the store reads it in the same snapshot: what getRun says, null when none is recorded.
-        expect(got.run === undefined || got.run === null).toBe(true);
+        // The run, read in the same snapshot: what getRun says, null when none is recorded.
+        expect(got.run).toBeNull();
         const run = await store.startRun({ id: 'r1', seat: 'W', startedBy: 'host', startedAt: 50, expiresAt: 5000 });
         const withRun = await store.decisionFacts(q);
-        if (withRun.run !== undefined) expect(withRun.run).toEqual(run);
+        expect(withRun.run).toEqual(run);
+        expect(withRun.run).toEqual(await store.getRun('r1'));
         expect((await store.decisionFacts({ agent: 'W', delegatedBy: [], now: 100 })).run).toBeUndefined();
       });
 

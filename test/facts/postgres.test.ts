@@ -190,13 +190,15 @@ describe.runIf(run)('postgres store', () => {
       await store.pool.query("UPDATE crews SET parent = 'c1' WHERE id IN ('c2', 'c3')");
       await store.pool.query("UPDATE crews SET parent = 'c2' WHERE id = 'c4'");
       await store.placeHold({ agent: 'a3', kind: 'on_demand', placedBy: 'ops', task: 't' });
+      for (const id of ['rq1', 'rq5', 'rq7']) await store.startRun({ id, seat: 'a1', startedBy: 'host', startedAt: 1, expiresAt: 10 ** 9 });
       for (let i = 0; i < 60; i++) {
         const agent = `a${(i * 37) % 10_050}`; // some unknown to the org
         const delegatedBy = i % 3 === 0 ? [`a${i + 1}`, `a${i + 2000}`] : [];
-        const q = { agent, delegatedBy, now: 100_000 + i * 1000, ...(i % 2 ? { runId: `r${i % 100}` } : {}), ...(i % 4 === 0 ? { context: 3 } : {}) };
-        const [one, hold, ...lineages] = await Promise.all([
+        const q = { agent, delegatedBy, now: 100_000 + i * 1000, ...(i % 2 ? { runId: `rq${i % 10}` } : {}), ...(i % 4 === 0 ? { context: 3 } : {}) };
+        const [one, hold, run, ...lineages] = await Promise.all([
           store.decisionFacts(q),
           store.activeHold(agent),
+          q.runId ? store.getRun(q.runId) : undefined,
           ...[agent, ...delegatedBy].map((id) => store.lineage(id)),
         ]);
         const [own, ...upstream] = lineages as Lineage[];
@@ -205,7 +207,7 @@ describe.runIf(run)('postgres store', () => {
           now: q.now, plansBy, ...(q.runId ? { runId: q.runId } : {}),
           ...(q.context ? { context: { threads: threadsToFetch(own!), author: agent, perThread: q.context } } : {}),
         });
-        expect(one).toEqual({ agent: own, upstream, messages, ...(hold ? { hold } : {}) });
+        expect(one).toEqual({ agent: own, upstream, messages, ...(hold ? { hold } : {}), ...(q.runId ? { run: run ?? null } : {}) });
       }
       expect((await store.decisionFacts({ agent: 'a3', delegatedBy: [], now: 1 })).hold?.task).toBe('t');
       expect((await store.decisionFacts({ agent: 'a4', delegatedBy: [], now: 1 })).agent.crews).toEqual(['c5']);

@@ -295,6 +295,7 @@ export const DECISION_FACTS_SQL = `
   SELECT json_build_object(
     'lineages', (SELECT json_agg(json_build_object('id', id, 'crews', crews) ORDER BY ord) FROM lineage),
     'hold', (SELECT row_to_json(h) FROM (SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ($1::text[])[1] AND state = 'active') AS h),
+    'run', (SELECT row_to_json(r) FROM (SELECT ${RUN_COLUMNS} FROM runs WHERE id = $3::text) AS r),
     'messages', (SELECT coalesce(json_agg(f), '[]'::json) FROM facts AS f)
   ) AS facts`;
 

@@ -26,7 +26,7 @@ import {
   dedupeNewestFirst,
   MAX_CREW_DEPTH,
 } from '../validate.js';
-import { toFact, toHold, toMessage, type FactRow, type HoldRow, type MessageRow } from '../rows.js';
+import { toFact, toHold, toMessage, toRun, type FactRow, type HoldRow, type MessageRow, type RunRow } from '../rows.js';
 import { createPostgresHolds } from './holds.js';
 import { createPool, inTransaction, POSTGRES_URL, redactUrl, storeFailure, type PostgresOptions } from './pool.js';
 import { createPostgresRuns } from './runs.js';
@@ -52,7 +52,7 @@ export interface PostgresStore extends Store, RunStore, DelegationStore {
  * candidateParams({ now: 5, plansBy: [{ author: 'W', threads: ['agent:W', 'org'] }] })
  * // [['W', 'W'], ['agent:W', 'org'], 5, null, [], null, 0]
  */
-export function candidateParams(q: CandidateQuery): unknown[] {
+function candidateParams(q: CandidateQuery): unknown[] {
   const authors: string[] = [];
   const threads: string[] = [];
   for (const { author, threads: ts } of q.plansBy) {
@@ -190,7 +190,7 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
         const seats = [q.agent, ...q.delegatedBy];
         const context = q.context ?? 0;
         checkCandidateQuery({ now: q.now, ...(q.runId !== undefined ? { runId: q.runId } : {}), plansBy: [], ...(context > 0 ? { context: { threads: [], author: q.agent, perThread: context } } : {}) });
-        const { rows } = await pool.query<{ facts: { lineages: Array<{ id: string; crews: string[] }>; hold: HoldRow | null; messages: FactRow[] } }>({
+        const { rows } = await pool.query<{ facts: { lineages: Array<{ id: string; crews: string[] }>; hold: HoldRow | null; run: RunRow | null; messages: FactRow[] } }>({
           name: 'plangate_decision_facts',
           text: DECISION_FACTS_SQL,
           values: [seats, q.now, q.runId ?? null, context],
@@ -206,7 +206,11 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
         const [agent, ...upstream] = lineages;
         if (!agent) throw new Error('the decision facts statement answered no lineage');
         const messages = dedupeNewestFirst(facts.messages.map(toFact));
-        return facts.hold ? { agent, upstream, hold: toHold(facts.hold), messages } : { agent, upstream, messages };
+        return {
+          agent, upstream, messages,
+          ...(facts.hold ? { hold: toHold(facts.hold) } : {}),
+          ...(q.runId !== undefined ? { run: facts.run ? toRun(facts.run) : null } : {}),
+        };
       }),
 
     listThread: (thread, limit) =>
