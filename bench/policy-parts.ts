@@ -37,11 +37,11 @@ const N = 20_000;
 /** Each part: what `plangate/decide` answers in that build. */
 const PARTS: Array<[name: string, decide: string]> = [
   ['nothing (a constant)', '{"x": 1}'],
-  ['+ the settings in force', '{"s": settings.in_force}'],
-  ['+ the plans that count', '{"s": settings.in_force, "n": count(plans.counting)}'],
-  ['+ class, gated, allowed', '{"s": settings.in_force, "a": plan_required.allowed}'],
-  ['+ the deciding check', '{"s": settings.in_force, "a": plan_required.allowed, "d": object.get({"d": compose.deciding}, "d", null)}'],
-  ['+ the refusal message', '{"s": settings.in_force, "a": plan_required.allowed, "m": object.get({"m": compose.message}, "m", null)}'],
+  ['+ the settings in force', '{"s": settings.values}'],
+  ['+ the plans that count', '{"s": settings.values, "n": count(plans.counting)}'],
+  ['+ class, gated, allowed', '{"s": settings.values, "a": plan_required.allowed}'],
+  ['+ the deciding check', '{"s": settings.values, "a": plan_required.allowed, "d": object.get({"d": compose.deciding}, "d", null)}'],
+  ['+ the refusal message', '{"s": settings.values, "a": plan_required.allowed, "m": object.get({"m": compose.message}, "m", null)}'],
   ['the whole answer', 'compose.answer if compose.complete'],
 ];
 

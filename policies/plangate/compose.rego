@@ -107,7 +107,7 @@ answer["agent"] := input.agent.id
 
 answer["agentKnown"] := object.get(input.agent, "known", false) == true
 
-answer["settings"] := settings.in_force
+answer["settings"] := settings.values
 
 answer["check"] := deciding
 
@@ -157,6 +157,11 @@ message_missing if {
 	not answer.message
 }
 
-# decision: the explanation, the decision's fields with every candidate and
-# every check's verdict.
-decision := object.union(object.remove(answer, gate_only), {"checks": checks, "candidates": plans.candidates}) if complete
+# decision: the explanation, the decision's fields with the settings
+# described (each with its scope and source), every candidate and every
+# check's verdict.
+decision := object.union(object.remove(answer, gate_only), {
+	"settings": settings.in_force,
+	"checks": checks,
+	"candidates": plans.candidates,
+}) if complete

@@ -2,7 +2,8 @@
 # title: The hot answer
 # description: |
 #   What a gate acts on for one call: allowed, the deciding check, its code,
-#   reason and message, shadow, the plan that counted, the settings in force,
+#   reason and message, shadow, the plan that counted, the settings in force
+#   as values (their scopes and sources are plangate.effective's, per seat),
 #   the fact the host must still gather (needs), what the record says about
 #   the claimed run and delegation chain (a host may refuse an unrecorded
 #   claim), whether the call is to the reviewer channel, a held agent's

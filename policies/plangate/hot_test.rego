@@ -11,8 +11,9 @@ both(inp) := [h, e] if {
 	e := plangate.decision with input as inp with data.plangate.rules as gx.rules
 }
 
-# shared is an explanation without the parts only an explanation carries.
-shared(e) := object.remove(e, ["candidates", "checks"])
+# shared is an explanation without the parts only an explanation carries,
+# with its settings as bare values.
+shared(e) := object.union(object.remove(e, ["candidates", "checks"]), {"settings": {k: s.value | some k, s in e.settings}})
 
 test_hot_is_the_explanation_without_candidates_and_checks if {
 	every inp in [
@@ -55,4 +56,10 @@ test_hot_carries_the_read_guard_verdict_when_it_refuses if {
 	h.readGuard.maxBytes == 100
 	h.readGuard == e.checks.readGuard
 	object.remove(h, ["readGuard"]) == shared(e)
+}
+
+test_hot_gives_the_settings_in_force_as_values if {
+	[h, e] := both(gx.call(fx.merge, {}, {}))
+	h.settings == {"mode": "side_effects", "windowMin": e.settings.windowMin.value, "acceptUpstream": e.settings.acceptUpstream.value, "enforce": true}
+	e.settings == plangate.effective with input as {"agent": gx.call(fx.merge, {}, {}).agent} with data.plangate.rules as gx.rules
 }

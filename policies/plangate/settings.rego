@@ -87,3 +87,12 @@ pick(seat_layers, field, fallback) := s if {
 
 # in_force: the settings in force for the acting agent, computed once per decision.
 in_force := effective(input.agent)
+
+# values: the settings in force as bare values, as the hot answer gives them
+# (the host has their scopes and sources from `effective`, once per seat).
+values := {
+	"mode": in_force.mode.value,
+	"windowMin": in_force.windowMin.value,
+	"acceptUpstream": in_force.acceptUpstream.value,
+	"enforce": in_force.enforce.value,
+}

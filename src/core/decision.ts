@@ -25,6 +25,14 @@ export interface EffectiveSettings {
   enforce: SettingSource<boolean>;
 }
 
+/** The plan-required settings in force as bare values: the policy's hot answer gives them so. */
+export interface SettingValues {
+  mode: Mode;
+  windowMin: number;
+  acceptUpstream: boolean;
+  enforce: boolean;
+}
+
 /** Why a candidate message did not count as a plan. */
 export type CandidateReason =
   | 'not_plan'
@@ -151,9 +159,11 @@ export interface DelegationVerdict {
 }
 
 /**
- * The answer for one call (the policy's hot entrypoint `plangate/decide`):
- * what a gate acts on. A refusal is a normal decision, not an error. The
- * shape is `schemas/decision.schema.json`; an {@link Explanation} adds every
+ * The answer for one call: what a gate acts on. It is the policy's hot
+ * answer (`plangate/decide`, a {@link HotAnswer}) with its settings
+ * described, each with its scope and source (`plangate/effective` for the
+ * seat). A refusal is a normal decision, not an error. The shape is
+ * `schemas/decision.schema.json`; an {@link Explanation} adds every
  * candidate and every check's verdict.
  */
 export interface Decision {
@@ -215,6 +225,12 @@ export interface Decision {
    */
   shadow?: boolean;
 }
+
+/**
+ * The policy's hot answer (`plangate/decide`, `schemas/hot.schema.json`): a
+ * {@link Decision} with the settings in force as bare values.
+ */
+export type HotAnswer = Omit<Decision, 'settings'> & { settings: SettingValues };
 
 /**
  * The explanation of one call (the policy's explain entrypoint

@@ -8,12 +8,14 @@ import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import { ErrorCode, PlangateError, toError } from '../core/errors.js';
 import { withIndexes } from '../core/rules-index.js';
 import { rawEvaluator, type RawEvaluate } from './abi.js';
+import { seatSettings, type SeatSettings } from './seat-settings.js';
 import type {
   Decision,
   Explanation,
   EffectivePlanningSettings,
   EffectiveSettings,
   HoldAllowed,
+  HotAnswer,
   HoldFact,
   HoldKind,
   Lineage,
@@ -62,6 +64,8 @@ export interface Evaluator {
 export class Engine implements Evaluator {
   /** The SDK's instance evaluated with less copying (see ./abi.ts). */
   private readonly run: RawEvaluate;
+  /** The seats' described settings, asked of the policy once per seat. */
+  private readonly described: SeatSettings;
 
   private constructor(
     private readonly policy: LoadedPolicy,
@@ -69,6 +73,7 @@ export class Engine implements Evaluator {
     readonly rulesRevision: string,
   ) {
     this.run = rawEvaluator(policy);
+    this.described = seatSettings((seat) => this.effective(seat));
   }
 
   /**
@@ -108,10 +113,13 @@ export class Engine implements Evaluator {
 
   decide(input: PolicyInput): Decision {
     const result = this.evaluate(ENTRYPOINTS.decide, input);
-    if (!isDecision(result)) {
+    if (!isDecision(result) || typeof result.settings !== 'object' || result.settings === null) {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no decision for this input');
     }
-    return result;
+    // The hot answer's settings are values; the decision reports them described (the answer is this call's own object).
+    const decision = result as unknown as Decision;
+    decision.settings = this.described(input.agent, (result as unknown as HotAnswer).settings);
+    return decision;
   }
 
   explain(input: PolicyInput): Explanation {

@@ -4,9 +4,11 @@
  * hot answer equals the explanation's fields (without the candidates and the
  * checks' verdicts; `channelCall`, `reviewerChannel` and `readGuard` are the
  * explanation's `checks.planningHold.channelCall`, `.channel` (when held) and
- * `checks.readGuard`), and
- * both answers match their JSON Schema (schemas/decision.schema.json,
- * schemas/explanation.schema.json). Inputs: the property test's random
+ * `checks.readGuard`; its settings are the values of the explanation's), both
+ * answers match their JSON Schema (schemas/hot.schema.json,
+ * schemas/explanation.schema.json), and the engine's decision (the hot
+ * answer with its settings described) matches schemas/decision.schema.json
+ * and carries the explanation's settings. Inputs: the property test's random
  * scenarios (rules, org, messages, calls) through the gate's fact gathering,
  * and the OPA differential test's inputs (holds, read-guard arguments and
  * file facts, damaged fields) on the example rules.
@@ -32,14 +34,16 @@ const SEED = process.env.PLANGATE_PROPERTY_SEED === undefined ? {} : { seed: Num
 const schema = (name: string): object => JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8'));
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 ajv.addSchema(schema('decision.schema.json'));
+ajv.addSchema(schema('hot.schema.json'));
 ajv.addSchema(schema('explanation.schema.json'));
 const validDecision = ajv.getSchema('https://plangate.dev/schemas/decision.schema.json')!;
+const validHot = ajv.getSchema('https://plangate.dev/schemas/hot.schema.json')!;
 const validExplanation = ajv.getSchema('https://plangate.dev/schemas/explanation.schema.json')!;
 
 /** The fields of an explanation the hot answer must carry, as the hot answer names them. */
 function hotFieldsOf(explanation: Record<string, unknown>): Record<string, unknown> {
-  const { candidates: _c, checks, ...rest } = explanation as { candidates?: unknown; check?: string; checks?: { planningHold?: { channelCall?: unknown; held?: unknown; channel?: unknown }; readGuard?: unknown } };
-  const out: Record<string, unknown> = { ...rest };
+  const { candidates: _c, checks, settings, ...rest } = explanation as { candidates?: unknown; check?: string; settings: Record<string, { value: unknown }>; checks?: { planningHold?: { channelCall?: unknown; held?: unknown; channel?: unknown }; readGuard?: unknown } };
+  const out: Record<string, unknown> = { ...rest, settings: Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, s.value])) };
   if (checks?.planningHold?.channelCall === true) out.channelCall = true;
   if (checks?.planningHold?.held === true) out.reviewerChannel = checks.planningHold.channel;
   if (rest.check === 'read_guard') out.readGuard = checks?.readGuard;
@@ -56,9 +60,23 @@ function compare(engine: Engine, input: unknown, shaped: boolean): void {
   }
   expect({ hot, input }).toEqual({ hot: hotFieldsOf(explanation as Record<string, unknown>), input });
   if (!shaped) return;
-  expect({ errors: validDecision(hot) ? null : validDecision.errors, hot }).toEqual({ errors: null, hot });
+  expect({ errors: validHot(hot) ? null : validHot.errors, hot }).toEqual({ errors: null, hot });
+  const decision = engine.decide(input as PolicyInput);
+  expect(decision).toEqual({ ...(hot as object), settings: (explanation as { settings: unknown }).settings });
+  expect({ errors: validDecision(decision) ? null : validDecision.errors, decision }).toEqual({ errors: null, decision });
   expect({ errors: validExplanation(explanation) ? null : validExplanation.errors, explanation }).toEqual({ errors: null, explanation });
 }
+
+describe('the schemas tell a hot answer from a decision', () => {
+  it('by the shape of their settings', () => {
+    const fields = { allowed: true, tool: 't', class: 'read', gated: false, agent: 'a', agentKnown: true };
+    const values = { mode: 'off', windowMin: 30, acceptUpstream: false, enforce: true };
+    const described = Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value, scope: 'default' }]));
+    expect([validHot({ ...fields, settings: values }), validHot({ ...fields, settings: described })]).toEqual([true, false]);
+    expect([validDecision({ ...fields, settings: described }), validDecision({ ...fields, settings: values })]).toEqual([true, false]);
+    expect(validDecision({ ...fields, settings: described, extra: 1 })).toBe(false);
+  });
+});
 
 describe('the hot answer is the explanation without its detail', () => {
   it(`${SCENARIO_RUNS} random scenarios through the gate's fact gathering`, { timeout: 300_000 }, async () => {

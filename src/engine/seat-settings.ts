@@ -1,0 +1,41 @@
+/**
+ * The described plan-required settings of each seat, for one engine. The
+ * hot answer gives the settings in force as bare values; a decision reports
+ * each with its scope and source. Those depend only on the rules (fixed for
+ * an engine's life) and on the seat's id and crews, so the policy is asked
+ * for them (`plangate/effective`) once per seat, and asked again whenever
+ * the kept ones do not carry the values the hot answer gave.
+ */
+import { ErrorCode, PlangateError } from '../core/errors.js';
+import type { EffectiveSettings, Lineage, SettingValues } from '../core/types.js';
+
+/** Most seats one engine keeps the settings of; past it, the kept ones are dropped and asked for again. */
+export const SEAT_SETTINGS_KEPT = 10_000;
+
+/** Returns the described settings of a seat whose hot answer gave `values`. */
+export type SeatSettings = (seat: Lineage, values: SettingValues) => EffectiveSettings;
+
+/**
+ * @example
+ * const described = seatSettings((seat) => engine.effective(seat));
+ * described(input.agent, hot.settings); // { mode: { value, scope, id?, source? }, … }
+ */
+export function seatSettings(describe: (seat: Lineage) => EffectiveSettings, most = SEAT_SETTINGS_KEPT): SeatSettings {
+  const kept = new Map<string, EffectiveSettings>();
+  return (seat, values) => {
+    const key = JSON.stringify([seat.id, seat.crews]);
+    const known = kept.get(key);
+    if (known !== undefined && carries(known, values)) return known;
+    const described = describe(seat);
+    if (!carries(described, values)) {
+      throw new PlangateError(ErrorCode.PolicyResultInvalid, `the policy answered other settings for ${seat.id} than its decision used`);
+    }
+    if (kept.size >= most) kept.clear();
+    kept.set(key, described);
+    return described;
+  };
+}
+
+function carries(s: EffectiveSettings, v: SettingValues): boolean {
+  return s.mode.value === v.mode && s.windowMin.value === v.windowMin && s.acceptUpstream.value === v.acceptUpstream && s.enforce.value === v.enforce;
+}

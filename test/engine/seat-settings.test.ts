@@ -1,0 +1,80 @@
+/**
+ * The described settings a decision reports: asked of the policy once per
+ * seat, asked again when the kept ones do not carry the hot answer's values,
+ * and never another seat's.
+ */
+import { describe, expect, it } from 'vitest';
+import { PlangateError } from '../../src/core/errors.js';
+import type { EffectiveSettings, Lineage, SettingValues } from '../../src/core/types.js';
+import { Engine } from '../../src/engine/policy.js';
+import { seatSettings } from '../../src/engine/seat-settings.js';
+
+const valuesOf = (s: EffectiveSettings): SettingValues => ({ mode: s.mode.value, windowMin: s.windowMin.value, acceptUpstream: s.acceptUpstream.value, enforce: s.enforce.value });
+
+function described(windowMin: number, id: string): EffectiveSettings {
+  return {
+    mode: { value: 'side_effects', scope: 'crew', id, source: `rules/${id}.yaml:1:1` },
+    windowMin: { value: windowMin, scope: 'crew', id },
+    acceptUpstream: { value: false, scope: 'default' },
+    enforce: { value: true, scope: 'default' },
+  };
+}
+
+describe('seatSettings', () => {
+  it('asks the policy once per seat, keyed by its id and its crews', () => {
+    const asked: string[] = [];
+    const of = seatSettings((seat) => {
+      asked.push(`${seat.id}/${seat.crews.join(',')}`);
+      return described(15, seat.crews[0] ?? 'none');
+    });
+    const a: Lineage = { id: 'A', known: true, crews: ['desk', 'news'] };
+    const v = valuesOf(described(15, 'desk'));
+    expect(of(a, v).mode.id).toBe('desk');
+    expect(of({ ...a }, v).mode.id).toBe('desk');
+    // Another chain is another key, even when the joined ids would read the same.
+    expect(of({ id: 'A', known: true, crews: ['desk,news'] }, v).mode.id).toBe('desk,news');
+    expect(of({ id: 'A', known: true, crews: ['news'] }, v).mode.id).toBe('news');
+    expect(asked).toEqual(['A/desk,news', 'A/desk,news', 'A/news']);
+  });
+
+  it('asks again when the kept settings do not carry the values of the hot answer', () => {
+    let window = 15;
+    let asked = 0;
+    const of = seatSettings(() => (asked++, described(window, 'desk')));
+    const seat: Lineage = { id: 'A', known: true, crews: ['desk'] };
+    of(seat, valuesOf(described(15, 'desk')));
+    window = 20;
+    expect(of(seat, valuesOf(described(20, 'desk'))).windowMin.value).toBe(20);
+    expect(asked).toBe(2);
+  });
+
+  it('refuses settings that disagree with the decision', () => {
+    const of = seatSettings(() => described(15, 'desk'));
+    expect(() => of({ id: 'A', known: true, crews: [] }, valuesOf(described(30, 'desk')))).toThrow(PlangateError);
+  });
+
+  it('keeps at most its bound of seats', () => {
+    let asked = 0;
+    const of = seatSettings(() => (asked++, described(15, 'desk')), 3);
+    const v = valuesOf(described(15, 'desk'));
+    for (const id of ['A', 'B', 'C', 'D', 'A']) of({ id, known: true, crews: [] }, v);
+    // D found the table full and emptied it, so A was asked for again.
+    expect(asked).toBe(5);
+  });
+});
+
+describe('Engine.decide', () => {
+  it('reports the settings described, as plangate/effective answers them for the seat', async () => {
+    const engine = await Engine.load({
+      data: {
+        planRequired: { workspace: { mode: 'spends_only', source: 'rules/ws.yaml:1:1' }, crews: { desk: { mode: 'side_effects', windowMin: 10, source: 'rules/desk.yaml:2:3' } }, agents: {} },
+        tools: { exact: {}, patterns: [] },
+      } as never,
+    });
+    const agent: Lineage = { id: '0xW', known: true, crews: ['desk'] };
+    const d = engine.decide({ now: 1, call: { agent: '0xW', tool: 'github.merge_pull_request' }, agent, upstream: [], messages: [] } as never);
+    expect(d.settings).toEqual(engine.effective(agent));
+    expect(d.settings.mode).toEqual({ value: 'side_effects', scope: 'crew', id: 'desk', source: 'rules/desk.yaml:2:3' });
+    expect(d.allowed).toBe(false);
+  });
+});
