@@ -36,7 +36,7 @@ import { loadFloor, runOpaBench } from './opa.js';
 import { benchPostgresUrl, formatPostgresBench, runPostgresBench } from './postgres.js';
 import { formatMcpBench, runMcpBench } from './mcp.js';
 import { formatReloadBench, runReloadBench } from './reload.js';
-import { interleave, round, subset, summarize, type Summary } from './stats.js';
+import { fixedWork, interleave, measure, round, subset, summarize, type Summary } from './stats.js';
 import {
   AGENTS,
   benchRules,
@@ -234,8 +234,12 @@ async function runCoreBench(): Promise<void> {
   // The floor is evaluated through the same input path as plangate's engine (src/engine/abi.ts).
   const floor = floorPolicy ? { run: rawEvaluator(floorPolicy) } : null;
   if (!floor) log('  no opa binary: the floor is not measured');
+  // A fixed piece of work as long as decide() on the memory store takes at p50: its spread is the machine's own.
+  const decidePrepass = summarize(await measure(2_000, 500, async (i) => memGate.decide(calls[i % DECIDE_CALLS] as Call)));
+  const machineWork = fixedWork(decidePrepass.p50);
   log('  decide() on the memory store vs bare evaluate (hot, explain) vs the floor, interleaved …');
   const group2: Record<string, (i: number) => unknown> = {
+    fixedWork: machineWork,
     decideMemory: async (i) => {
       memOutcomes[i] = outcome(await memGate.decide(calls[i] as Call));
     },
@@ -252,6 +256,7 @@ async function runCoreBench(): Promise<void> {
   const bare = summarize(exp2.bare!);
   const bareHot = summarize(exp2.bareHot!);
   const floorSummary = exp2.floor ? summarize(exp2.floor) : null;
+  const fixedWorkSummary = summarize(exp2.fixedWork!);
   const inputForMemory = summarize(exp2.inputForMemory!);
   const exactTool = (i: number): boolean => (calls[i] as Call).tool in rules.tools.exact;
   const bareExact = summarize(subset(exp2.bareHot!, exactTool));
@@ -334,6 +339,7 @@ async function runCoreBench(): Promise<void> {
       bareEvaluate: bare,
       bareEvaluateHot: bareHot,
       floor: floorSummary,
+      fixedWork: fixedWorkSummary,
       bareEvaluateExactNameTools: bareExact,
       bareEvaluatePatternOrDefaultTools: barePattern,
       inputForSqlite,
@@ -375,6 +381,7 @@ async function runCoreBench(): Promise<void> {
     ['    pattern/default tools', barePattern],
     ['  bare evaluate, explain', bare],
     ...(floorSummary ? [['  the floor (one-rule policy)', floorSummary] as [string, Summary]] : []),
+    ['  fixed work, as long as decide(memory)', fixedWorkSummary],
     ['  inputFor()  memory', inputForMemory],
     ['3 inputFor()  sample @100k', gather100k],
     ['  inputFor()  sample @1M', gather1m],
@@ -394,6 +401,8 @@ async function runCoreBench(): Promise<void> {
     out.push(`${name.padEnd(30)}${pad(s.n, 7)}${pad(s.p50, 9)}${pad(s.p90, 9)}${pad(s.p99, 9)}${pad(s.max, 10)}${pad(s.mean, 9)}${pad(s.perSec, 9)}${pad(s.gc.count, 6)}${pad(s.gc.ms, 9)}${pad(Number.isNaN(s.cpuPct) ? '' : s.cpuPct, 6)}`);
   }
   out.push('');
+  const fw = fixedWorkSummary;
+  out.push(`the machine's own spread: fixed work of ${fw.p50} µs at p50 took ${fw.p99} µs at p99 (${round(fw.p99 / fw.p50, 2)}×), in the same loops`);
   if (floorRatio) out.push(`ratio over the floor (p50):       decide(memory) ${floorRatio.decideMemoryP50}×  bare hot ${floorRatio.bareHotP50}×  bare explain ${floorRatio.bareExplainP50}×`);
   if (opaBench) for (const r of opaBench.results) out.push(`opa bench ${opaBench.version} ${r.query.padEnd(22)} ${r.input.padEnd(8)} median ${r.medianUs} µs  p90 ${r.p90Us} µs  p99 ${r.p99Us} µs  (${r.n} runs, ${r.allocsPerOp} allocs/op)`);
   else out.push('opa bench: SKIPPED, no opa binary (.tools/bin/opa or opa on PATH)');

@@ -176,3 +176,32 @@ export async function interleave<K extends string>(
   }
   return out;
 }
+
+/** A fixed piece of work: the same arithmetic loop on every call. */
+function spin(n: number): number {
+  let x = 0;
+  for (let i = 0; i < n; i++) x = (x * 31 + i) | 0;
+  return x;
+}
+
+/**
+ * An op that does the same fixed piece of work on every call, about `us`
+ * microseconds long. Timed beside the real ops, its spread is the machine's
+ * own (interrupts, scheduling, the timer): what any work of that length shows
+ * at p99 on this machine, whatever it does.
+ */
+export function fixedWork(us: number): Op {
+  let n = 1000;
+  for (let round = 0; round < 20; round++) {
+    const t0 = process.hrtime.bigint();
+    for (let k = 0; k < 200; k++) spin(n);
+    const took = Number(process.hrtime.bigint() - t0) / 1000 / 200;
+    if (Math.abs(took - us) < us * 0.02) break;
+    n = Math.max(1, Math.round((n * us) / Math.max(took, 0.01)));
+  }
+  let sink = 0;
+  return () => {
+    sink ^= spin(n);
+    if (sink === 0.5) throw new Error('unreachable');
+  };
+}
