@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isolatedFetch } from '../src/adapters/mcp/fetch.js';
+import { isolatedFetch } from './isolated-fetch.js';
 import { openPlangate } from '../src/main/open.js';
 import { emptyTally, percentile, round, summarize, type Samples, type Summary } from './stats.js';
 

@@ -1,10 +1,10 @@
 /**
- * The fetch the gateway's Streamable HTTP upstream links use. The SDK's
+ * The fetch of the MCP bench's Streamable HTTP clients. The SDK's
  * client transport passes one connection-wide abort signal to every
  * request, and Node's fetch adds a listener to it per request that only
- * garbage collection removes, so a long-running link piles up listeners
- * (and warnings). Here each request gets a signal of its own, tied to the
- * caller's and let go as soon as the answer's body is done.
+ * garbage collection removes, so a client making thousands of calls piles
+ * up listeners (and warnings). Here each request gets a signal of its own,
+ * tied to the caller's and let go as soon as the answer's body is done.
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
