@@ -65,6 +65,23 @@ describe('nodeFetch', () => {
     expect(connections()).toBe(1);
   });
 
+  it('takes many concurrent requests on one signal without a leak warning, and leaves no listener after them', async () => {
+    const { url } = await serve((body, _h, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end(body), 20));
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const signal = new AbortController().signal;
+      const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) => (await nodeFetch(url, { method: 'POST', body: String(i), signal })).text()));
+      expect(answers).toEqual(Array.from({ length: 40 }, (_, i) => String(i)));
+      await new Promise((r) => setTimeout(r, 10));
+      expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('streams an answer as it comes, and an abort ends the stream and the request', async () => {
     let open: ServerResponse | undefined;
     const { url } = await serve((_b, _h, res) => {

@@ -3,16 +3,18 @@
  * (or `node:https`) on a keep-alive agent, answered as a web `Response` for
  * the SDK's client transport. Every `tools/call` through the gateway pays
  * for one upstream request, and with this the gateway spends about a sixth
- * less CPU per forwarded call than with Node's fetch (see BENCHMARKS.md). Each request gets an abort listener of its own on
- * the caller's signal, removed when the request is done: the SDK passes one
- * connection-wide signal to every request, and a listener per request left
- * to garbage collection piles up on it. A request that fails is not sent
+ * less CPU per forwarded call than with Node's fetch (see BENCHMARKS.md).
+ * Each request gets an abort listener of its own on the caller's signal,
+ * removed when the request is done: the SDK passes one connection-wide
+ * signal to every request, and a listener per request left to garbage
+ * collection piles up on it. A request that fails is not sent
  * again (a `tools/call` may have reached the upstream): the link reports the
  * upstream down and reconnects. Free connections are dropped before the
  * server's `Keep-Alive: timeout` hint runs out (Node's agent reads it).
  */
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { setMaxListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
@@ -30,6 +32,26 @@ const MAX_REDIRECTS = 5;
 
 /** Statuses whose answer has no body. */
 const NO_BODY = new Set([101, 204, 205, 304]);
+
+/** Node's default limit of listeners on one signal before it warns of a leak. */
+const LISTENER_WARNING = 10;
+
+/**
+ * Requests in flight on each caller's signal. Every one of them has a
+ * listener there until it is done, so the signal's listener limit follows
+ * their number: many concurrent calls in one session are not a leak.
+ */
+const inflight = new WeakMap<AbortSignal, number>();
+
+function hold(signal: AbortSignal): void {
+  const n = (inflight.get(signal) ?? 0) + 1;
+  inflight.set(signal, n);
+  if (n >= LISTENER_WARNING) setMaxListeners(n + LISTENER_WARNING, signal);
+}
+
+function letGo(signal: AbortSignal): void {
+  inflight.set(signal, Math.max(0, (inflight.get(signal) ?? 1) - 1));
+}
 
 function headersOf(init: RequestInit | undefined): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
@@ -97,24 +119,33 @@ function send(url: URL, init: RequestInit | undefined): Promise<Response> {
       res?.destroy(reason);
       reject(reason);
     };
-    const release = () => signal?.removeEventListener('abort', onAbort);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    let held = signal !== undefined;
+    const release = () => {
+      if (!held || !signal) return;
+      held = false;
+      signal.removeEventListener('abort', onAbort);
+      letGo(signal);
+    };
+    if (signal) {
+      hold(signal);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
     req.once('error', (error) => {
       release();
       reject(new TypeError('fetch failed', { cause: error }));
-  });
-  req.once('response', (answer) => {
-    res = answer;
-    answer.once('close', release);
-    const status = answer.statusCode ?? 502;
-    const hasBody = !NO_BODY.has(status) && init?.method !== 'HEAD';
-    if (!hasBody) answer.resume();
-    resolve(new Response(hasBody ? Readable.toWeb(answer) as ReadableStream<Uint8Array> : null, {
-      status,
-      statusText: answer.statusMessage ?? '',
-      headers: responseHeaders(answer),
-    }));
-  });
-  req.end(body);
+    });
+    req.once('response', (answer) => {
+      res = answer;
+      answer.once('close', release);
+      const status = answer.statusCode ?? 502;
+      const hasBody = !NO_BODY.has(status) && init?.method !== 'HEAD';
+      if (!hasBody) answer.resume();
+      resolve(new Response(hasBody ? Readable.toWeb(answer) as ReadableStream<Uint8Array> : null, {
+        status,
+        statusText: answer.statusMessage ?? '',
+        headers: responseHeaders(answer),
+      }));
+    });
+    req.end(body);
   });
 }
