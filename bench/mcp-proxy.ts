@@ -6,8 +6,9 @@
  *
  *   mcp-proxy.ts stdio COMMAND ARGS…  the upstream is COMMAND over stdio; serves on stdio
  *   mcp-proxy.ts http URL             the upstream is URL over Streamable HTTP (with the
- *                                     gateway's own HTTP client); serves Streamable HTTP
- *                                     on 127.0.0.1 and prints its URL on stdout
+ *                                     gateway's own HTTP client, one upstream session per
+ *                                     client session, as the gateway does); serves
+ *                                     Streamable HTTP on 127.0.0.1 and prints its URL on stdout
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,7 +37,6 @@ function proxy(up: Client): Server {
   return s;
 }
 
-const up = await upstream();
 if (mode === 'http') {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer(async (req, res) => {
@@ -50,14 +50,14 @@ if (mode === 'http') {
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (id) => void transports.set(id, created),
       });
-      await proxy(up).connect(created);
+      await proxy(await upstream()).connect(created);
       t = created;
     }
     await t.handleRequest(req, res, body);
   });
   http.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`));
 } else {
-  const s = proxy(up);
+  const s = proxy(await upstream());
   s.onclose = () => process.exit(0);
   await s.connect(new StdioServerTransport());
 }
