@@ -4,13 +4,18 @@
  * each with its scope and source. Those depend only on the rules (fixed for
  * an engine's life) and on the seat's id and crews, so the policy is asked
  * for them (`plangate/effective`) once per seat, and asked again whenever
- * the kept ones do not carry the values the hot answer gave.
+ * the kept ones do not carry the values the hot answer gave. Seats with
+ * equal settings share one frozen object.
  */
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import type { EffectiveSettings, Lineage, SettingValues } from '../core/types.js';
 
-/** Most seats one engine keeps the settings of; past it, the kept ones are dropped and asked for again. */
-export const SEAT_SETTINGS_KEPT = 10_000;
+/**
+ * Most seats one engine keeps the settings of; past it, the kept ones are
+ * dropped and asked for again. As many as the SQLite store keeps crew chains
+ * for: an org larger than the bound would ask the policy twice per call.
+ */
+export const SEAT_SETTINGS_KEPT = 100_000;
 
 /** Returns the described settings of a seat whose hot answer gave `values`. */
 export type SeatSettings = (seat: Lineage, values: SettingValues) => EffectiveSettings;
@@ -22,17 +27,31 @@ export type SeatSettings = (seat: Lineage, values: SettingValues) => EffectiveSe
  */
 export function seatSettings(describe: (seat: Lineage) => EffectiveSettings, most = SEAT_SETTINGS_KEPT): SeatSettings {
   const kept = new Map<string, EffectiveSettings>();
+  // Seats under the same rules have equal settings: one object for each distinct answer, so
+  // that a large org costs a map entry per seat, not a copy of its settings.
+  const distinct = new Map<string, EffectiveSettings>();
   return (seat, values) => {
     const key = JSON.stringify([seat.id, seat.crews]);
     const known = kept.get(key);
     if (known !== undefined && carries(known, values)) return known;
-    const described = describe(seat);
-    if (!carries(described, values)) {
+    const answer = describe(seat);
+    if (!carries(answer, values)) {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, `the policy answered other settings for ${seat.id} than its decision used`);
     }
-    if (kept.size >= most) kept.clear();
-    kept.set(key, described);
-    return described;
+    if (kept.size >= most) {
+      kept.clear();
+      distinct.clear();
+    }
+    const text = JSON.stringify(answer);
+    let shared = distinct.get(text);
+    if (shared === undefined) {
+      // Frozen: every decision of these seats carries this one object.
+      for (const setting of Object.values(answer)) Object.freeze(setting);
+      shared = Object.freeze(answer);
+      distinct.set(text, shared);
+    }
+    kept.set(key, shared);
+    return shared;
   };
 }
 

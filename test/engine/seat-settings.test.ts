@@ -48,6 +48,15 @@ describe('seatSettings', () => {
     expect(asked).toBe(2);
   });
 
+  it('gives seats with equal settings one frozen object', () => {
+    const of = seatSettings(() => described(15, 'desk'));
+    const v = valuesOf(described(15, 'desk'));
+    const a = of({ id: 'A', known: true, crews: ['desk'] }, v);
+    const b = of({ id: 'B', known: true, crews: ['desk'] }, v);
+    expect(b).toBe(a);
+    expect(Object.isFrozen(a) && Object.isFrozen(a.mode)).toBe(true);
+  });
+
   it('refuses settings that disagree with the decision', () => {
     const of = seatSettings(() => described(15, 'desk'));
     expect(() => of({ id: 'A', known: true, crews: [] }, valuesOf(described(30, 'desk')))).toThrow(PlangateError);
