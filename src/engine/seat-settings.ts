@@ -26,14 +26,14 @@ export type SeatSettings = (seat: Lineage, values: SettingValues) => EffectiveSe
  * described(input.agent, hot.settings); // { mode: { value, scope, id?, source? }, … }
  */
 export function seatSettings(describe: (seat: Lineage) => EffectiveSettings, most = SEAT_SETTINGS_KEPT): SeatSettings {
-  const kept = new Map<string, EffectiveSettings>();
+  // By seat id, with the crews they were asked for: a seat whose chain changed is asked again.
+  const kept = new Map<string, { crews: readonly string[]; settings: EffectiveSettings }>();
   // Seats under the same rules have equal settings: one object for each distinct answer, so
   // that a large org costs a map entry per seat, not a copy of its settings.
   const distinct = new Map<string, EffectiveSettings>();
   return (seat, values) => {
-    const key = JSON.stringify([seat.id, seat.crews]);
-    const known = kept.get(key);
-    if (known !== undefined && carries(known, values)) return known;
+    const known = kept.get(seat.id);
+    if (known !== undefined && sameCrews(known.crews, seat.crews) && carries(known.settings, values)) return known.settings;
     const answer = describe(seat);
     if (!carries(answer, values)) {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, `the policy answered other settings for ${seat.id} than its decision used`);
@@ -50,9 +50,15 @@ export function seatSettings(describe: (seat: Lineage) => EffectiveSettings, mos
       shared = Object.freeze(answer);
       distinct.set(text, shared);
     }
-    kept.set(key, shared);
+    kept.set(seat.id, { crews: Array.isArray(seat.crews) ? [...seat.crews] : [], settings: shared });
     return shared;
   };
+}
+
+function sameCrews(a: readonly string[], b: readonly string[] | undefined): boolean {
+  if (!Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function carries(s: EffectiveSettings, v: SettingValues): boolean {
