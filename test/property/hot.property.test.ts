@@ -17,6 +17,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { heldWhileFailing } from '../../src/core/failclosed.js';
+import { failOpenDecision } from '../../src/core/failopen.js';
 import type { PolicyInput } from '../../src/core/types.js';
 import { Engine, ENTRYPOINTS } from '../../src/engine/policy.js';
 import { createMemoryStore } from '../../src/facts/memory/store.js';
@@ -75,6 +77,18 @@ describe('the schemas tell a hot answer from a decision', () => {
     expect([validHot({ ...fields, settings: values }), validHot({ ...fields, settings: described })]).toEqual([true, false]);
     expect([validDecision({ ...fields, settings: described }), validDecision({ ...fields, settings: values })]).toEqual([true, false]);
     expect(validDecision({ ...fields, settings: described, extra: 1 })).toBe(false);
+  });
+
+  it('a decision made without the policy matches the decision schema too', () => {
+    const call = { agent: '0xW', tool: 'github.merge_pull_request' };
+    const decisions = [
+      failOpenDecision(call, 'rules/plan.yaml:3:9: invalid YAML'),
+      heldWhileFailing(call, { id: '7', kind: 'on_demand' }, 'review.send', 'the store is unavailable'),
+      heldWhileFailing({ ...call, tool: 'review.send' }, { id: '7', kind: 'on_demand' }, 'review.send', 'the store is unavailable'),
+    ];
+    for (const decision of decisions) {
+      expect({ errors: validDecision(decision) ? null : validDecision.errors, decision }).toEqual({ errors: null, decision });
+    }
   });
 });
 
