@@ -25,6 +25,9 @@ export interface EffectiveSettings {
   enforce: SettingSource<boolean>;
 }
 
+/** {@link EffectiveSettings} as a decision carries them: one frozen object for every seat with the same settings. */
+export type ReadonlySettings = { readonly [K in keyof EffectiveSettings]: Readonly<EffectiveSettings[K]> };
+
 /** The plan-required settings in force as bare values: the policy's hot answer gives them so. */
 export interface SettingValues {
   mode: Mode;
@@ -174,7 +177,8 @@ export interface Decision {
   gated: boolean;
   agent: string;
   agentKnown: boolean;
-  settings: EffectiveSettings;
+  /** The plan-required settings in force, each with where it came from; shared between decisions, so read-only. */
+  settings: ReadonlySettings;
   /** Present when refused: the check that refused (the first in {@link CHECKS} order). */
   check?: Check;
   /**

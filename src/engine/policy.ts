@@ -117,8 +117,10 @@ export class Engine implements Evaluator {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no decision for this input');
     }
     // The hot answer's settings are values; the decision reports them described (the answer is this call's own object).
+    // A policy built before the hot answer gave values answers them described already.
     const decision = result as unknown as Decision;
-    decision.settings = this.described(input.agent, (result as unknown as HotAnswer).settings);
+    const settings = (result as unknown as HotAnswer).settings;
+    if (typeof settings.mode !== 'object') decision.settings = this.described(input.agent, settings);
     return decision;
   }
 

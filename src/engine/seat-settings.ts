@@ -8,7 +8,7 @@
  * equal settings share one frozen object.
  */
 import { ErrorCode, PlangateError } from '../core/errors.js';
-import type { EffectiveSettings, Lineage, SettingValues } from '../core/types.js';
+import type { EffectiveSettings, Lineage, ReadonlySettings, SettingValues } from '../core/types.js';
 
 /**
  * Most seats one engine keeps the settings of; past it, the kept ones are
@@ -18,7 +18,7 @@ import type { EffectiveSettings, Lineage, SettingValues } from '../core/types.js
 export const SEAT_SETTINGS_KEPT = 100_000;
 
 /** Returns the described settings of a seat whose hot answer gave `values`. */
-export type SeatSettings = (seat: Lineage, values: SettingValues) => EffectiveSettings;
+export type SeatSettings = (seat: Lineage, values: SettingValues) => ReadonlySettings;
 
 /**
  * @example
@@ -27,10 +27,10 @@ export type SeatSettings = (seat: Lineage, values: SettingValues) => EffectiveSe
  */
 export function seatSettings(describe: (seat: Lineage) => EffectiveSettings, most = SEAT_SETTINGS_KEPT): SeatSettings {
   // By seat id, with the crews they were asked for: a seat whose chain changed is asked again.
-  const kept = new Map<string, { crews: readonly string[]; settings: EffectiveSettings }>();
+  const kept = new Map<string, { crews: readonly string[]; settings: ReadonlySettings }>();
   // Seats under the same rules have equal settings: one object for each distinct answer, so
   // that a large org costs a map entry per seat, not a copy of its settings.
-  const distinct = new Map<string, EffectiveSettings>();
+  const distinct = new Map<string, ReadonlySettings>();
   return (seat, values) => {
     const known = kept.get(seat.id);
     if (known !== undefined && sameCrews(known.crews, seat.crews) && carries(known.settings, values)) return known.settings;
@@ -61,6 +61,6 @@ function sameCrews(a: readonly string[], b: readonly string[] | undefined): bool
   return true;
 }
 
-function carries(s: EffectiveSettings, v: SettingValues): boolean {
+function carries(s: ReadonlySettings, v: SettingValues): boolean {
   return s.mode.value === v.mode && s.windowMin.value === v.windowMin && s.acceptUpstream.value === v.acceptUpstream && s.enforce.value === v.enforce;
 }
