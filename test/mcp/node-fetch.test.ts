@@ -7,7 +7,7 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getEventListeners } from 'node:events';
+import { getEventListeners, getMaxListeners, setMaxListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../src/adapters/mcp/node-fetch.js';
 import { recorderHttp } from './recorder.js';
@@ -76,6 +76,29 @@ describe('nodeFetch', () => {
       expect(answers).toEqual(Array.from({ length: 40 }, (_, i) => String(i)));
       await new Promise((r) => setTimeout(r, 10));
       expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('only ever raises a listener limit set on the signal elsewhere', async () => {
+    const { url } = await serve((body, _h, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end(body), 20));
+    const raised = new AbortController().signal;
+    setMaxListeners(500, raised);
+    await Promise.all(Array.from({ length: 30 }, async (_, i) => (await nodeFetch(url, { method: 'POST', body: String(i), signal: raised })).text()));
+    expect(getMaxListeners(raised)).toBe(500);
+    // No limit at all (0) stays so: afterwards, many listeners on the signal still draw no warning.
+    const unlimited = new AbortController().signal;
+    setMaxListeners(0, unlimited);
+    const answers = await Promise.all(Array.from({ length: 30 }, async (_, i) => (await nodeFetch(url, { method: 'POST', body: String(i), signal: unlimited })).text()));
+    expect(answers).toHaveLength(30);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 100; i++) unlimited.addEventListener('abort', () => {});
+      await new Promise((r) => setImmediate(r));
       expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
     } finally {
       process.off('warning', onWarning);

@@ -14,7 +14,7 @@
  */
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
-import { setMaxListeners } from 'node:events';
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
@@ -46,7 +46,21 @@ const inflight = new WeakMap<AbortSignal, number>();
 function hold(signal: AbortSignal): void {
   const n = (inflight.get(signal) ?? 0) + 1;
   inflight.set(signal, n);
-  if (n >= LISTENER_WARNING) setMaxListeners(n + LISTENER_WARNING, signal);
+  if (n >= LISTENER_WARNING && limitOf(signal) < n + LISTENER_WARNING) setMaxListeners(n + LISTENER_WARNING, signal);
+}
+
+/**
+ * The signal's listener limit, so that it is only ever raised: a higher one
+ * set elsewhere stays, and so does none at all (0, for which Node 20's
+ * `getMaxListeners` throws instead of answering).
+ */
+function limitOf(signal: AbortSignal): number {
+  try {
+    const limit = getMaxListeners(signal);
+    return limit === 0 ? Infinity : limit;
+  } catch {
+    return Infinity;
+  }
 }
 
 function letGo(signal: AbortSignal): void {
