@@ -10,16 +10,14 @@
  *                                     client session, as the gateway does); serves
  *                                     Streamable HTTP on 127.0.0.1 and prints its URL on stdout
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { nodeFetch } from '../src/adapters/mcp/node-fetch.js';
+import { listenLoopback, sessionHttp } from '../test/mcp/session-http.js';
 
 const [mode, ...rest] = process.argv.slice(2);
 
@@ -38,24 +36,7 @@ function proxy(up: Client): Server {
 }
 
 if (mode === 'http') {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const http = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    const sid = req.headers['mcp-session-id'];
-    let t = typeof sid === 'string' ? transports.get(sid) : undefined;
-    if (!t) {
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (id) => void transports.set(id, created),
-      });
-      await proxy(await upstream()).connect(created);
-      t = created;
-    }
-    await t.handleRequest(req, res, body);
-  });
-  http.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`));
+  process.stdout.write(`${await listenLoopback(sessionHttp(async (t) => proxy(await upstream()).connect(t)).http)}\n`);
 } else {
   const s = proxy(await upstream());
   s.onclose = () => process.exit(0);

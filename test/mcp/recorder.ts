@@ -10,12 +10,10 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { listenLoopback, sessionHttp } from './session-http.js';
 
 export function recorderServer(record: string, files: string[] = []): McpServer {
   const server = new McpServer({ name: 'recorder', version: '1.0.0' }, { capabilities: { logging: {} } });
@@ -79,27 +77,10 @@ export function recorderServer(record: string, files: string[] = []): McpServer 
 
 /** Serves a fresh recorder per MCP session over Streamable HTTP; resolves with its URL. */
 export async function recorderHttp(record: string, files: string[] = []): Promise<{ url: string; close(): Promise<void> }> {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const http = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    const sid = req.headers['mcp-session-id'];
-    let t = typeof sid === 'string' ? transports.get(sid) : undefined;
-    if (!t) {
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (id) => void transports.set(id, created),
-      });
-      await recorderServer(record, files).connect(created);
-      t = created;
-    }
-    await t.handleRequest(req, res, body);
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
-  const { port } = http.address() as AddressInfo;
+  const { http, transports } = sessionHttp((t) => recorderServer(record, files).connect(t));
+  const url = await listenLoopback(http);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url,
     async close() {
       for (const t of transports.values()) await t.close();
       http.closeAllConnections();

@@ -1,0 +1,48 @@
+/**
+ * An HTTP server that gives every MCP session over Streamable HTTP a
+ * transport of its own, as the SDK's stateful mode expects: a request
+ * without a known `mcp-session-id` starts a session, which `connect` joins
+ * to a server of its own. Used by the test recorder and the bench's
+ * upstream and floor.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+
+export interface SessionHttp {
+  http: Server;
+  /** The transports of the sessions started so far, by session id. */
+  transports: Map<string, StreamableHTTPServerTransport>;
+}
+
+/**
+ * @example
+ * const { http } = sessionHttp((t) => server().connect(t));
+ * http.listen(0, '127.0.0.1');
+ */
+export function sessionHttp(connect: (transport: StreamableHTTPServerTransport) => Promise<void>): SessionHttp {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const sid = req.headers['mcp-session-id'];
+    let t = typeof sid === 'string' ? transports.get(sid) : undefined;
+    if (!t) {
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, created),
+      });
+      await connect(created);
+      t = created;
+    }
+    await t.handleRequest(req, res, body);
+  });
+  return { http, transports };
+}
+
+/** Listens on a free loopback port; resolves with the MCP endpoint's URL. */
+export async function listenLoopback(http: Server): Promise<string> {
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+  return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+}
