@@ -6,10 +6,11 @@
  * large file past the ceiling. A path that leads outside every root is
  * reported as `outside` and nothing more: the host never looks at a file it
  * may not vouch for, so the decision cannot be used as a probe. Bounded
- * work per path: a realpath and a stat (a few more for a missing path).
+ * work per path: a realpath and a stat (for a missing path, a few more and
+ * a listing of each directory on the way, to find a Unicode-equivalent name).
  */
-import { lstat, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { FileFact } from '../core/types.js';
 
 /**
@@ -62,7 +63,12 @@ export async function fileFact(roots: readonly string[], path: string): Promise<
   try {
     resolved = await realpath(absolute);
   } catch {
-    return missingOrOutside(absolute, path, real);
+    // Not there as spelt: a file server may still read a file whose name is the same once
+    // Unicode-normalized (the reference filesystem server does), so that file is the one to measure.
+    const equivalent = await unicodeEquivalent(absolute, given, real);
+    if (equivalent === undefined) return missingOrOutside(absolute, path, real);
+    if (equivalent === OUTSIDE) return outside(absolute);
+    resolved = equivalent;
   }
   if (!within(resolved, real)) return outside(resolved);
   try {
@@ -70,6 +76,36 @@ export async function fileFact(roots: readonly string[], path: string): Promise<
     return s.isFile() ? { fact: { path, kind: 'file', size: s.size }, resolved } : { fact: { path, kind: 'other' }, resolved };
   } catch {
     return { fact: { path, kind: 'missing' }, resolved };
+  }
+}
+
+const OUTSIDE = Symbol('outside');
+
+/**
+ * The file a path names up to Unicode normalization, as the reference
+ * filesystem server finds it for a path that does not exist as spelt: from
+ * the innermost root that holds the path, each part is the directory entry
+ * of that exact name, else the one entry equal to it in NFC (`K` and the
+ * Kelvin sign, `é` composed and decomposed), every link followed.
+ * Undefined when some part has no such entry, or more than one (the server
+ * then fails the call); `OUTSIDE` when a link leads out of every root.
+ */
+async function unicodeEquivalent(absolute: string, given: readonly string[], real: readonly string[]): Promise<string | typeof OUTSIDE | undefined> {
+  const root = [...given].sort((a, b) => b.length - a.length).find((r) => isInside(r, absolute));
+  if (root === undefined) return undefined;
+  try {
+    let current = await realpath(root);
+    for (const part of relative(root, absolute).split(sep).filter(Boolean)) {
+      const entries = await readdir(current);
+      const wanted = part.normalize('NFC');
+      const matches = entries.includes(part) ? [part] : entries.filter((e) => e.normalize('NFC') === wanted);
+      if (matches.length !== 1) return undefined;
+      current = await realpath(join(current, matches[0] as string));
+      if (!real.some((r) => isInside(r, current))) return OUTSIDE;
+    }
+    return current;
+  } catch {
+    return undefined;
   }
 }
 

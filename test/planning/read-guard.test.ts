@@ -154,6 +154,27 @@ describe('read guard', () => {
     expect(await fileFact([], 'small.txt')).toEqual({ fact: { path: 'small.txt', kind: 'outside' } });
   });
 
+  it('fileFact finds the file a name means up to Unicode normalization, as the filesystem server does', async () => {
+    const u = mkdtempSync(join(tmpdir(), 'plangate-nfc-'));
+    writeFileSync(join(u, 'caf\u00e9.log'), 'x'.repeat(10)); // composed on disk
+    writeFileSync(join(u, 'KEYS.log'), 'x'.repeat(20));
+    mkdirSync(join(u, 're\u0301sume\u0301')); // a decomposed directory name
+    writeFileSync(join(u, 're\u0301sume\u0301', 'cv.txt'), 'x'.repeat(30));
+    expect(await fileFact([u], 'cafe\u0301.log')).toMatchObject({ fact: { path: 'cafe\u0301.log', kind: 'file', size: 10 }, resolved: join(realpathSync(u), 'caf\u00e9.log') });
+    expect(await fileFact([u], '\u212AEYS.log')).toMatchObject({ fact: { kind: 'file', size: 20 } });
+    expect(await fileFact([u], 'r\u00e9sum\u00e9/cv.txt')).toMatchObject({ fact: { kind: 'file', size: 30 } });
+    // Two entries equal in NFC: the server refuses the call as ambiguous, so the tool reports its own error.
+    writeFileSync(join(u, 'r\u00e9sum\u00e9.txt'), 'a'.repeat(50));
+    writeFileSync(join(u, 're\u0301sume\u0301.txt'), 'b'.repeat(60));
+    expect((await fileFact([u], 'r\u00e9sume\u0301.txt')).fact.kind).toBe('missing');
+    // An equivalent name through a link out of the roots is outside.
+    const out = mkdtempSync(join(tmpdir(), 'plangate-nfc-out-'));
+    writeFileSync(join(out, 'secret.log'), 'x'.repeat(40));
+    symlinkSync(join(out, 'secret.log'), join(u, 'l\u00e9ak.log'));
+    expect((await fileFact([u], 'le\u0301ak.log')).fact.kind).toBe('outside');
+    expect((await fileFact([u], 'nothing-like-it.log')).fact.kind).toBe('missing');
+  });
+
   it('refuses a path that is not one plain path, saying why, and audits it', async () => {
     const w = await world();
     const cases: Array<[unknown, string]> = [
