@@ -68,6 +68,12 @@ export interface DecideOptions {
    * decision) — what the HTTP adapter does for an agent's token.
    */
   unrecordedClaims?: 'count_recorded' | 'refuse';
+  /**
+   * The read roots of this call, in place of the gate's: the directories the
+   * tool it goes to reads in (one MCP upstream's), so that a relative path is
+   * resolved where that tool resolves it.
+   */
+  readRoots?: readonly string[];
 }
 
 /** The plan-required gate. */
@@ -192,7 +198,7 @@ export function createGate(options: GateOptions): Gate {
     }
     const resolutions: Resolutions = new Map();
     // Synchronous unless the policy asks for file facts (the read guard): no promise to wait for otherwise.
-    const decided = decideWithFacts(current(), input, readRoots, resolutions);
+    const decided = decideWithFacts(current(), input, opts.readRoots ?? readRoots, resolutions);
     const decision = decided instanceof Promise ? await decided : decided;
     const unrecorded = toRefuse(decision, opts);
     if (unrecorded !== undefined) await refuseUnrecorded(input, unrecorded);

@@ -38,6 +38,8 @@ export interface CallDeps extends OwnToolDeps {
   count?(tool: string, outcome: CallOutcome): void;
   /** How long a forwarded request may go without an answer or progress (ms). */
   timeoutMs?: number;
+  /** The read roots of an upstream's tools, by upstream name, where it has its own (see GatewayOptions.readRoots). */
+  rootsOf?(upstream: string): readonly string[] | undefined;
 }
 
 /** The policy's names for the entry points that are not tools. */
@@ -102,9 +104,11 @@ function shown(args: Record<string, unknown>): Pick<Call, 'args' | 'omittedArgs'
   return { args: policy.args, ...(policy.omitted.length ? { omittedArgs: policy.omitted } : {}) };
 }
 
-async function decide(deps: CallDeps, call: Call): Promise<Decision> {
+/** Decides a call going to `link` (none for plangate's own tools), in that upstream's read roots when it has its own. */
+async function decide(deps: CallDeps, call: Call, link: UpstreamLink | undefined): Promise<Decision> {
+  const readRoots = link ? deps.rootsOf?.(link.spec.name) : undefined;
   try {
-    return await deps.gate.decide(call);
+    return await deps.gate.decide(call, readRoots ? { readRoots } : {});
   } catch (error) {
     if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw new McpError(RpcCode.InvalidParams, error.message);
     throw error;
@@ -147,7 +151,7 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
     ...(runId !== undefined ? { runId } : {}),
     ...shown(args),
     annotations: hintsOf(route.tool),
-  });
+  }, route.link);
   if (!decision.allowed) {
     deps.count?.(params.name, 'refused');
     return refusalResult(decision);
@@ -209,15 +213,16 @@ export async function readResource(session: GatewaySession, deps: CallDeps, para
       throw new McpError(RpcCode.InvalidParams, `not a file URI plangate can read: ${params.uri}`);
     }
   }
+  // The upstream that will read it, so that its path is checked in that upstream's roots.
+  const link = session.resourceLinks.get(params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources);
   const decision = await decide(deps, {
     agent: session.seat,
     tool: RESOURCE_READ,
     ...(run.runId !== undefined ? { runId: run.runId } : {}),
     ...shown({ uri: params.uri, ...(path !== undefined ? { path } : {}) }),
     annotations: READ_ONLY,
-  });
+  }, link);
   if (!decision.allowed) throw refusedError(decision);
-  const link = session.resourceLinks.get(params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources);
   if (!link) throw new McpError(-32002, `Resource not found: ${params.uri}`);
   const meta = forwardedMeta(params._meta as Meta);
   return await forwardOrDown(session, link, { method: 'resources/read', params: { uri: params.uri, ...(meta ? { _meta: meta } : {}) } }, extra, deps) as never;
@@ -238,7 +243,7 @@ export async function getPrompt(session: GatewaySession, deps: CallDeps, params:
     ...(run.runId !== undefined ? { runId: run.runId } : {}),
     ...shown({ name: params.name }),
     annotations: READ_ONLY,
-  });
+  }, route.link);
   if (!decision.allowed) throw refusedError(decision);
   const meta = forwardedMeta(params._meta as Meta);
   const request = { method: 'prompts/get', params: { name: route.name, ...(params.arguments ? { arguments: params.arguments } : {}), ...(meta ? { _meta: meta } : {}) } };

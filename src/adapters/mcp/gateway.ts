@@ -10,6 +10,7 @@ import type { Gate } from '../../gate/gate.js';
 import type { Plangate } from '../../main/open.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import type { CallOutcome } from './calls.js';
+import { readRootsOf } from './config.js';
 import { checkUpstreamName, DEFAULT_REVIEWER_CHANNEL } from './names.js';
 import { GatewaySession } from './session.js';
 import type { Backoff, UpstreamSpec } from './upstream.js';
@@ -23,6 +24,14 @@ export interface GatewayOptions {
   timeoutMs?: number;
   /** Also collect process metrics (default true). */
   processMetrics?: boolean;
+  /**
+   * Where the read guard looks for a call's files. `upstream` (the default):
+   * in the directories the called tool's stdio upstream was started with,
+   * where a filesystem server reads and resolves relative paths, when it has
+   * any; else in the gate's read roots. `gate`: always in the gate's (the
+   * operator named them, e.g. with `--read-root`).
+   */
+  readRoots?: 'upstream' | 'gate';
 }
 
 /** One upstream's state across the open sessions. */
@@ -71,6 +80,12 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
     names.add(u.name);
   }
   if (options.upstreams.length === 0) throw new Error('the gateway needs at least one upstream');
+  // Each stdio upstream's own directories: a call to its tools is read-guarded where it reads.
+  const upstreamRoots = new Map<string, readonly string[]>();
+  for (const u of options.upstreams) {
+    const roots = readRootsOf([u]);
+    if (roots.length) upstreamRoots.set(u.name, roots);
+  }
   const pg = options.plangate;
   const sessions = new Set<GatewaySession>();
   const metrics = createMetrics({ status: () => pg.status(), processMetrics: options.processMetrics ?? true });
@@ -112,6 +127,7 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
       calls.inc({ tool, outcome });
     },
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.readRoots === 'gate' ? {} : { rootsOf: (upstream: string) => upstreamRoots.get(upstream) }),
   };
 
   function health(): GatewayHealth {

@@ -65,7 +65,8 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
       const tokens = opts.listen || opts.tokens || io.env[TOKENS_ENV] ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env }) : undefined;
       const roots = opts.readRoot.length ? opts.readRoot : readRootsOf(upstreams);
       const pg = await openFromOptions(cmd, io, { watch: true, ...(roots.length ? { readRoots: roots } : {}) });
-      const gateway = createMcpGateway({ plangate: pg, upstreams });
+      // Named read roots hold for every upstream; else each stdio upstream's own directories do for its tools.
+      const gateway = createMcpGateway({ plangate: pg, upstreams, readRoots: opts.readRoot.length ? 'gate' : 'upstream' });
       try {
         if (opts.listen && tokens) {
           const listener = await listenMcp(gateway, { ...hostPort(opts.listen), tokens, log: (t) => io.err(t) });

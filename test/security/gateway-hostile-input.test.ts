@@ -1,0 +1,52 @@
+/**
+ * Malformed input to the MCP gateway over raw Streamable HTTP — arguments and `_meta` nested 100 000
+ * deep, tool names that are Object.prototype keys, 65 arguments — each is a
+ * JSON-RPC error, nothing reaches the upstream, and the gateway keeps
+ * serving. No other test sends these to the gateway (guards-hostile-input
+ * covers `plangate serve`).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, httpHarness, makeWorld, recorded, recorderUpstream, TOKENS, textOf } from '../mcp/support.js';
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('hostile input to the MCP gateway', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+  });
+
+  it('answers each with a JSON-RPC error, forwards nothing, and keeps serving', async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, [recorderUpstream(w)]);
+    closers.push(() => h.close());
+    const auth = { authorization: `Bearer ${TOKENS['0xWORKER']}` };
+    const init = await fetch(h.listener.url, { method: 'POST', headers: { ...HEADERS, ...auth }, body: JSON.stringify(INIT) });
+    const sid = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const send = async (id: number, method: string, params: string): Promise<Record<string, unknown>> => {
+      const r = await fetch(h.listener.url, {
+        method: 'POST',
+        headers: { ...HEADERS, ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+        body: `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`,
+      });
+      const text = await r.text();
+      const data = text.split('\n').find((l) => l.startsWith('data: '));
+      return JSON.parse(data ? data.slice(6) : text);
+    };
+    const deep = '{"a":['.repeat(50_000) + '1' + ']}'.repeat(50_000);
+    // peek is read-only: allowed, so only a failure before forwarding keeps it from the upstream.
+    expect(await send(2, 'tools/call', `{"name":"peek","arguments":{"what":${deep}}}`)).toHaveProperty('error');
+    expect(await send(3, 'tools/call', `{"name":"peek","arguments":{"what":"x"},"_meta":${deep}}`)).toHaveProperty('error');
+    for (const [i, name] of ['__proto__', 'constructor', 'hasOwnProperty'].entries()) {
+      expect(await send(10 + i, 'tools/call', `{"name":"${name}","arguments":{}}`)).toMatchObject({ error: { code: -32602 } });
+    }
+    const many = JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 1])));
+    expect(await send(20, 'tools/call', `{"name":"peek","arguments":${many}}`)).toMatchObject({ error: { code: -32602 } });
+    expect(recorded(w)).toEqual([]);
+
+    const c = await h.client('0xWORKER');
+    expect(textOf(await call(c, 'peek', { what: 'sky' }))).toBe('saw sky');
+  }, 60_000);
+});

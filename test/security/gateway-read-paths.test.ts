@@ -1,0 +1,71 @@
+/**
+ * Whole-file reads that name a big file the way the real MCP filesystem
+ * server resolves it but plangate once did not: a Unicode-equivalent name
+ * (the server matches an entry equal in NFC), and a relative path for the
+ * second of two filesystem upstreams (each resolves against its own first
+ * directory). Each is refused by the read guard, and the server never
+ * returns the big file.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, fsUpstream, httpHarness, makeWorld, textOf } from '../mcp/support.js';
+
+const BIG = 'line of a big log\n'.repeat(400); // 7200 bytes; the ceiling in RULES is 1000
+
+describe('the read guard and the filesystem server resolve paths alike', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+  });
+
+  it('a Unicode-equivalent spelling of a big file is refused (NFD name for an NFC file)', async () => {
+    const w = makeWorld();
+    const nfc = 'caf\u00e9.log';
+    writeFileSync(join(w.files, nfc), BIG);
+    const h = await httpHarness(w);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+
+    // The honest spelling is refused.
+    expect((await call(c, 'read_text_file', { path: join(w.files, nfc) })).structuredContent).toMatchObject({ check: 'read_guard' });
+    // The decomposed spelling names no file for plangate ("missing": passed through), but the server
+    // matches it to the NFC entry (resolveUnicodeEquivalentPath) and reads the whole big file.
+    const nfd = 'cafe\u0301.log';
+    const r = await call(c, 'read_text_file', { path: join(w.files, nfd) });
+    expect(textOf(r).includes('line of a big log'), `the server returned the whole big file (${textOf(r).length} chars)`).toBe(false);
+    expect(r.structuredContent).toMatchObject({ check: 'read_guard' });
+  }, 30_000);
+
+  it('an ASCII file name reached through a compatibility character is refused (KELVIN SIGN for K)', async () => {
+    const w = makeWorld();
+    writeFileSync(join(w.files, 'KEYS.log'), BIG);
+    const h = await httpHarness(w);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    const r = await call(c, 'read_multiple_files', { paths: ['\u212AEYS.log'] });
+    expect(textOf(r).includes('line of a big log'), `the server returned the whole big file (${textOf(r).length} chars)`).toBe(false);
+    expect(r.structuredContent).toMatchObject({ check: 'read_guard' });
+  }, 30_000);
+
+  it('a relative path for the second of two filesystem upstreams is checked where that server reads it', async () => {
+    const w = makeWorld();
+    const docs = join(w.root, 'docs');
+    mkdirSync(docs);
+    writeFileSync(join(docs, 'big.log'), 'small here\n'); // the first root has a small file of that name
+    writeFileSync(join(w.files, 'big.log'), BIG);          // the second server's big one
+    const up = [
+      { name: 'docs', kind: 'stdio' as const, command: process.execPath, args: [(fsUpstream(w) as { args: string[] }).args[0] as string, docs] },
+      fsUpstream(w, 'work'),
+    ];
+    const h = await httpHarness(w, up);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    // The absolute path is refused, as it should be.
+    expect((await call(c, 'work__read_text_file', { path: join(w.files, 'big.log') })).structuredContent).toMatchObject({ check: 'read_guard' });
+    // The relative one is checked against docs/ (the first root of all upstreams) but read by work from files/.
+    const r = await call(c, 'work__read_text_file', { path: 'big.log' });
+    expect(textOf(r).includes('line of a big log'), `the server returned the whole big file (${textOf(r).length} chars)`).toBe(false);
+    expect(r.structuredContent).toMatchObject({ check: 'read_guard' });
+  }, 30_000);
+});
