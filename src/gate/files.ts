@@ -7,7 +7,8 @@
  * reported as `outside` and nothing more: the host never looks at a file it
  * may not vouch for, so the decision cannot be used as a probe. Bounded
  * work per path: a realpath and a stat (for a missing path, a few more and
- * a listing of each directory on the way, to find a Unicode-equivalent name).
+ * a listing of the directory where the name is missing, to find a
+ * Unicode-equivalent one).
  */
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -96,16 +97,28 @@ async function unicodeEquivalent(absolute: string, given: readonly string[], rea
   try {
     let current = await realpath(root);
     for (const part of relative(root, absolute).split(sep).filter(Boolean)) {
-      const entries = await readdir(current);
-      const wanted = part.normalize('NFC');
-      const matches = entries.includes(part) ? [part] : entries.filter((e) => e.normalize('NFC') === wanted);
-      if (matches.length !== 1) return undefined;
-      current = await realpath(join(current, matches[0] as string));
+      current = await entryNamed(current, part);
       if (!real.some((r) => isInside(r, current))) return OUTSIDE;
     }
     return current;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The real path of the entry of `dir` named `part`, else of the one entry
+ * equal to it in NFC; the directory is listed only when the exact name is
+ * not there. Throws when there is no such entry, or more than one.
+ */
+async function entryNamed(dir: string, part: string): Promise<string> {
+  try {
+    return await realpath(join(dir, part));
+  } catch {
+    const wanted = part.normalize('NFC');
+    const matches = (await readdir(dir)).filter((e) => e !== part && e.normalize('NFC') === wanted);
+    if (matches.length !== 1) throw new Error(`no single entry named ${part}`);
+    return realpath(join(dir, matches[0] as string));
   }
 }
 
