@@ -157,12 +157,12 @@ export function createGate(options: GateOptions): Gate {
     }
   }
 
-  /** Refuses a decision whose claimed chain the record does not back, when asked to (audited, no bodies). */
   /** The unrecorded manager a call claimed, when the caller asked for such claims to be refused. */
   function toRefuse(decision: { delegation?: DelegationVerdict }, opts: DecideOptions): string | undefined {
     return opts.unrecordedClaims === 'refuse' ? decision.delegation?.unrecorded : undefined;
   }
 
+  /** Refuses a decision whose claimed chain the record does not back (audited, no bodies). */
   async function refuseUnrecorded(input: PolicyInput, unrecorded: string): Promise<never> {
     await audit(claimRefusedEvent(input, 'delegation', input.call.delegatedBy, unrecorded));
     const chain = input.call.delegatedBy;

@@ -24,6 +24,12 @@ export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationS
   const runs = new Map<string, Run>();
   /** Every run, in start order (insertion), for listing. */
   const runOrder: Run[] = [];
+
+  function readRun(id: string): Run | undefined {
+    const r = runs.get(id);
+    return r ? { ...r } : undefined;
+  }
+
   const delegations = new Map<string, Delegation>();
   /** worker → its delegations, oldest first. */
   const toWorker = new Map<string, Delegation[]>();
@@ -51,15 +57,11 @@ export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationS
 
     async getRun(id) {
       assertOpen();
-      const r = runs.get(id);
-      return r ? { ...r } : undefined;
+      return readRun(id);
     },
 
     /** The run, synchronously, so a decision's facts are one snapshot. */
-    readRun(id: string): Run | undefined {
-      const r = runs.get(id);
-      return r ? { ...r } : undefined;
-    },
+    readRun,
 
     async listRuns(query) {
       assertOpen();

@@ -19,6 +19,7 @@ import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, De
 import {
   checkAgent,
   checkCandidateQuery,
+  checkDecisionFactsQuery,
   checkCrew,
   checkCrewPlacement,
   checkListThread,
@@ -187,9 +188,9 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
 
     decisionFacts: (q) =>
       run('decisionFacts', async () => {
+        checkDecisionFactsQuery(q);
         const seats = [q.agent, ...q.delegatedBy];
         const context = q.context ?? 0;
-        checkCandidateQuery({ now: q.now, ...(q.runId !== undefined ? { runId: q.runId } : {}), plansBy: [], ...(context > 0 ? { context: { threads: [], author: q.agent, perThread: context } } : {}) });
         const { rows } = await pool.query<{ facts: { lineages: Array<{ id: string; crews: string[] }>; hold: HoldRow | null; run: RunRow | null; messages: FactRow[] } }>({
           name: 'plangate_decision_facts',
           text: DECISION_FACTS_SQL,

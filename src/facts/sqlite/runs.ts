@@ -36,6 +36,11 @@ export function createSqliteRuns(db: Database.Database): RunStore & DelegationSt
     delegationsTo: db.prepare<[string, number, number, string | null, number], DelegationRow>(RUN_SQL.delegationsTo),
   }));
 
+  function readRun(id: string): Run | undefined {
+    const row = st.getRun.get(id);
+    return row ? toRun(row) : undefined;
+  }
+
   const startRun = db.transaction((r: Run): Run => {
     if (st.getRun.get(r.id)) throw runExists(r.id);
     st.insertRun.run(r.id, r.seat, r.delegationId, r.startedAt, r.expiresAt, r.startedBy);
@@ -74,16 +79,10 @@ export function createSqliteRuns(db: Database.Database): RunStore & DelegationSt
       return guard('endRun', () => endRun.immediate(id, end));
     },
     async getRun(id) {
-      return guard('getRun', () => {
-        const row = st.getRun.get(id);
-        return row ? toRun(row) : undefined;
-      });
+      return guard('getRun', () => readRun(id));
     },
     /** The run, synchronously, for a decision's read transaction (one snapshot). */
-    readRun(id: string): Run | undefined {
-      const row = st.getRun.get(id);
-      return row ? toRun(row) : undefined;
-    },
+    readRun,
     async listRuns(query) {
       return guard('listRuns', () => {
         const { seat, limit } = checkRunQuery(query);
