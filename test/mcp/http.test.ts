@@ -7,21 +7,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { recorderHttp } from './recorder.js';
-import { CLI_CHILD, FS_SERVER, httpHarness, makeWorld, OPERATOR_TOKEN, recorded, TOKENS } from './support.js';
+import { CLI_CHILD, closeAfterEach, FS_SERVER, httpHarness, makeWorld, OPERATOR_TOKEN, RAW_HEADERS, RAW_INIT, recorded, TOKENS } from './support.js';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 describe('plangate mcp --listen', () => {
-  const closers: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const c of closers.splice(0).reverse()) await c();
-  });
+  const closers = closeAfterEach();
 
   async function setup() {
     const w = makeWorld(`
@@ -44,24 +39,24 @@ planningGate:
   it('takes agent tokens only, and a session only from the seat that opened it', async () => {
     const { h } = await setup();
     const url = h.listener.url;
-    expect((await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(INIT) })).status).toBe(401);
-    const bad = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: 'Bearer nope-nope-nope-nope' }, body: JSON.stringify(INIT) });
+    expect((await fetch(url, { method: 'POST', headers: RAW_HEADERS, body: JSON.stringify(RAW_INIT) })).status).toBe(401);
+    const bad = await fetch(url, { method: 'POST', headers: { ...RAW_HEADERS, authorization: 'Bearer nope-nope-nope-nope' }, body: JSON.stringify(RAW_INIT) });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toContain('Bearer');
 
-    const ops = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${OPERATOR_TOKEN}` }, body: JSON.stringify(INIT) });
+    const ops = await fetch(url, { method: 'POST', headers: { ...RAW_HEADERS, authorization: `Bearer ${OPERATOR_TOKEN}` }, body: JSON.stringify(RAW_INIT) });
     expect(ops.status).toBe(403);
-    const init = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(INIT) });
+    const init = await fetch(url, { method: 'POST', headers: { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(RAW_INIT) });
     expect(init.status).toBe(200);
     const sid = init.headers.get('mcp-session-id') as string;
     expect(sid).toBeTruthy();
     await init.text();
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
-    const stolen = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xOTHER']}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(list) });
+    const stolen = await fetch(url, { method: 'POST', headers: { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xOTHER']}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify(list) });
     expect(stolen.status).toBe(404);
-    const noSession = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(list) });
+    const noSession = await fetch(url, { method: 'POST', headers: { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(list) });
     expect(noSession.status).toBe(400);
-    const garbage = await fetch(url, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: '{nope' });
+    const garbage = await fetch(url, { method: 'POST', headers: { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: '{nope' });
     expect(garbage.status).toBe(400);
     expect(((await garbage.json()) as { error: { code: string } }).error.code).toBe('malformed_json');
     expect((await fetch(url.replace('/mcp', '/nope'))).status).toBe(404);
@@ -139,8 +134,8 @@ planningGate:
     const w = makeWorld();
     const h = await httpHarness(w, undefined, 100, undefined, 300);
     closers.push(() => h.close());
-    const auth = { ...HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` };
-    const init = await fetch(h.listener.url, { method: 'POST', headers: auth, body: JSON.stringify(INIT) });
+    const auth = { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` };
+    const init = await fetch(h.listener.url, { method: 'POST', headers: auth, body: JSON.stringify(RAW_INIT) });
     const sid = init.headers.get('mcp-session-id') as string;
     await init.text();
     const inSession = { ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };

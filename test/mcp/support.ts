@@ -20,6 +20,7 @@ import { createMcpGateway, type McpGateway } from '../../src/adapters/mcp/gatewa
 import { listenMcp, type McpListener } from '../../src/adapters/mcp/http.js';
 import { readRootsOf } from '../../src/adapters/mcp/config.js';
 import type { UpstreamSpec } from '../../src/adapters/mcp/upstream.js';
+import { afterEach } from 'vitest';
 
 const require = createRequire(import.meta.url);
 export const FS_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -163,4 +164,23 @@ export async function call(c: Client, name: string, args: Record<string, unknown
 
 export function textOf(r: CallToolResult): string {
   return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
+
+/** A raw `initialize` request, and the headers a Streamable HTTP POST needs, for tests that speak HTTP to the gateway themselves. */
+export const RAW_INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+export const RAW_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/**
+ * What the tests of a `describe` opened, closed after each test, last opened first.
+ *
+ * @example
+ * const closers = closeAfterEach();
+ * closers.push(() => h.close());
+ */
+export function closeAfterEach(): Array<() => Promise<void>> {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+  });
+  return closers;
 }

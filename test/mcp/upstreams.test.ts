@@ -4,10 +4,10 @@
  * tool added after start, an upstream that exits and comes back, and what
  * passes through (progress, cancellation, sampling, elicitation, logging).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { recorderHttp } from './recorder.js';
-import { call, fsUpstream, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
+import { call, closeAfterEach, fsUpstream, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
 
 const OPEN = `
 planRequired:
@@ -23,10 +23,7 @@ async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Prom
 }
 
 describe('plangate mcp with several upstreams', () => {
-  const closers: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const c of closers.splice(0).reverse()) await c();
-  });
+  const closers = closeAfterEach();
 
   it('namespaces tools as <upstream>__<tool>, gates a tool added after start on its first call, survives an upstream that exits', async () => {
     const w = makeWorld(OPEN);

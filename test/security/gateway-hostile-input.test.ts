@@ -5,30 +5,25 @@
  * serving. No other test sends these to the gateway (guards-hostile-input
  * covers `plangate serve`).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { call, httpHarness, makeWorld, recorded, recorderUpstream, TOKENS, textOf } from '../mcp/support.js';
+import { describe, expect, it } from 'vitest';
+import { call, closeAfterEach, httpHarness, makeWorld, RAW_HEADERS, RAW_INIT, recorded, recorderUpstream, textOf, TOKENS } from '../mcp/support.js';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 describe('hostile input to the MCP gateway', () => {
-  const closers: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const c of closers.splice(0).reverse()) await c();
-  });
+  const closers = closeAfterEach();
 
   it('answers each with a JSON-RPC error, forwards nothing, and keeps serving', async () => {
     const w = makeWorld();
     const h = await httpHarness(w, [recorderUpstream(w)]);
     closers.push(() => h.close());
     const auth = { authorization: `Bearer ${TOKENS['0xWORKER']}` };
-    const init = await fetch(h.listener.url, { method: 'POST', headers: { ...HEADERS, ...auth }, body: JSON.stringify(INIT) });
+    const init = await fetch(h.listener.url, { method: 'POST', headers: { ...RAW_HEADERS, ...auth }, body: JSON.stringify(RAW_INIT) });
     const sid = init.headers.get('mcp-session-id') as string;
     await init.text();
     const send = async (id: number, method: string, params: string): Promise<Record<string, unknown>> => {
       const r = await fetch(h.listener.url, {
         method: 'POST',
-        headers: { ...HEADERS, ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+        headers: { ...RAW_HEADERS, ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
         body: `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`,
       });
       const text = await r.text();

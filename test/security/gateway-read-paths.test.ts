@@ -8,16 +8,13 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { call, fsUpstream, httpHarness, makeWorld, textOf } from '../mcp/support.js';
+import { describe, expect, it } from 'vitest';
+import { call, closeAfterEach, fsUpstream, httpHarness, makeWorld, textOf } from '../mcp/support.js';
 
 const BIG = 'line of a big log\n'.repeat(400); // 7200 bytes; the ceiling in RULES is 1000
 
 describe('the read guard and the filesystem server resolve paths alike', () => {
-  const closers: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const c of closers.splice(0).reverse()) await c();
-  });
+  const closers = closeAfterEach();
 
   it('a Unicode-equivalent spelling of a big file is refused (NFD name for an NFC file)', async () => {
     const w = makeWorld();
