@@ -7,7 +7,11 @@
 #   names the argument holding the path (`path`), or holding an array of
 #   paths for a tool that reads several files (`paths`), and the arguments
 #   that ask for a part (offset, limit, range...). A call giving any of those
-#   is not a whole-file read.
+#   is not a whole-file read. Arguments that count lines (`lines`: `head`
+#   for the first N lines, `tail` for the last N) ask for a part only as
+#   large as those lines: lines do not bound bytes, so the host measures
+#   them in a file over the ceiling (a span in input.files), and a span over
+#   the ceiling is refused like the whole file.
 #
 #   The guard cannot be talked past: a path argument that is missing or not
 #   one plain path (an array where one path is expected, an object, a number,
@@ -38,8 +42,8 @@ tool := input.call.tool
 # host's `mcp__<server>__` prefix; a listing in the rules replaces them.
 builtin_specs := {
 	"resources/read": {"path": "path", "range": []},
-	"read_text_file": {"path": "path", "range": ["head", "tail"]},
-	"read_file": {"path": "path", "range": ["head", "tail"]},
+	"read_text_file": {"path": "path", "range": [], "lines": {"head": "head", "tail": "tail"}},
+	"read_file": {"path": "path", "range": [], "lines": {"head": "head", "tail": "tail"}},
 	"read_media_file": {"path": "path", "range": []},
 	"read_multiple_files": {"paths": "paths", "range": []},
 }
@@ -71,6 +75,22 @@ range_args := object.get(spec, "range", [])
 # above the ceiling can take in the whole file, so neither makes it partial.
 given_ranges := [r | some r in range_args; asks_part(args[r])]
 
+# line_args are the arguments that count lines, by the end they count from.
+line_args := object.get(spec, "lines", {})
+
+# given_lines are the line counts the call asks for: a whole number from 1.
+given_lines := [{"from": end, "count": n} |
+	some end, a in line_args
+	n := args[a]
+	is_number(n)
+	n >= 1
+	floor(n) == n
+]
+
+default lined := false
+
+lined if count(given_lines) > 0
+
 asks_part(v) if {
 	is_number(v)
 	v >= 1
@@ -88,7 +108,7 @@ path_arg := spec.paths if multi
 else := spec.path
 
 # guarded are the arguments the guard reads.
-guarded := {path_arg} | {r | some r in range_args}
+guarded := ({path_arg} | {r | some r in range_args}) | {a | some a in line_args}
 
 default omitted := []
 
@@ -169,11 +189,45 @@ fact(p) := input.files[p] if {
 	input.files[p].path == p
 }
 
-unchecked := [p | some p in paths; not fact(p)]
+# big(p) holds for a regular file over the ceiling.
+big(p) if {
+	fact(p).kind == "file"
+	fact(p).size > max_bytes
+}
+
+# span(p, l) is the host's measure of the lines l asks for in file p, in
+# bytes: exact up to the ceiling, one more than the ceiling beyond it.
+span(p, l) := s.bytes if {
+	some s in fact(p).spans
+	s.from == l.from
+	s.count == l.count
+	is_number(s.bytes)
+}
+
+measured(p) if {
+	every l in given_lines {
+		span(p, l)
+	}
+}
+
+# unmeasured are the files over the ceiling whose asked lines are not all measured yet.
+default unmeasured := []
+
+unmeasured := [p | some p in paths; big(p); not measured(p)] if lined
+
+unchecked := array.concat([p | some p in paths; not fact(p)], unmeasured)
 
 outside := [p | some p in paths; fact(p).kind == "outside"]
 
-over := [p | some p in paths; fact(p).kind == "file"; fact(p).size > max_bytes]
+# long are the asked line spans over the ceiling.
+long := [{"path": p, "from": l.from, "count": l.count} |
+	some p in paths
+	big(p)
+	some l in given_lines
+	span(p, l) > max_bytes
+]
+
+over := [p | some p in paths; not lined; big(p)]
 
 regular := [p | some p in paths; fact(p).kind == "file"]
 
@@ -201,34 +255,46 @@ status := "off" if {
 	count(unchecked) > 0
 } else := "outside_roots" if {
 	count(outside) > 0
+} else := "lines_over" if {
+	count(long) > 0
 } else := "over" if {
 	count(over) > 0
 } else := "not_a_file" if {
 	count(regular) == 0
+} else := "ranged" if {
+	lined
 } else := "under"
 
 default applies := false
 
-applies if status in {"withheld", "bad_path", "needs_size", "outside_roots", "over", "not_a_file", "under"}
+applies if status in {"withheld", "bad_path", "needs_size", "outside_roots", "lines_over", "over", "not_a_file", "under"}
 
 default refused := false
 
 # Only a listed tool can be refused: the cheap test first.
 refused if {
 	spec
-	status in {"withheld", "bad_path", "outside_roots", "over"}
+	status in {"withheld", "bad_path", "outside_roots", "lines_over", "over"}
 }
 
-# needs names the paths the host must look up before the decision is final.
+# needs names the paths the host must look up before the decision is final,
+# and for a line-counted read the lines to measure in a file over `upTo` bytes.
 needs := {"files": unchecked} if {
+	spec
+	status == "needs_size"
+	not lined
+} else := {"files": unchecked, "spans": given_lines, "upTo": max_bytes} if {
 	spec
 	status == "needs_size"
 }
 
 code := concat(":", ["read_guard", tool])
 
-slice_phrase := concat("", ["pass ", concat(" or ", range_args), " to read a part of it"]) if {
-	count(range_args) > 0
+# part_args are all the arguments that ask for a part.
+part_args := array.concat(range_args, [a | some a in line_args])
+
+slice_phrase := concat("", ["pass ", concat(" or ", part_args), " to read a part of it"]) if {
+	count(part_args) > 0
 } else := "read a part of it with a tool that takes a range"
 
 ceiling_phrase := concat("", [
@@ -241,7 +307,16 @@ size_phrase(p) := concat("", [
 	format_int(fact(p).size - max_bytes, 10), " over)",
 ])
 
+end_phrase := {"head": "first", "tail": "last"}
+
+lines_phrase(l) := concat("", ["the ", end_phrase[l.from], " ", format_int(l.count, 10), " lines of ", l.path])
+
 message := concat("", [
+	code, " — ", lines_phrase(long[0]), " take more than ", ceiling_phrase,
+	": as good as reading it whole. Ask for fewer lines, or search it for what you need, then carry on.",
+]) if {
+	status == "lines_over"
+} else := concat("", [
 	code, " — this call reads all of ", concat(", ", [size_phrase(p) | some p in over]), ", more than ",
 	ceiling_phrase, ". Sample it instead — ", slice_phrase, " — or search it for what you need, then carry on.",
 ]) if {
@@ -249,6 +324,12 @@ message := concat("", [
 } else := concat("", [
 	code, " — ", concat(", ", outside), " is outside the directories plangate may look at, so it cannot ",
 	"check the size of a whole-file read there. Read a file inside them, or ", slice_phrase, ".",
+]) if {
+	status == "outside_roots"
+	not lined
+} else := concat("", [
+	code, " — ", concat(", ", outside), " is outside the directories plangate may look at, so it cannot ",
+	"check how large the lines asked for are. Read a file inside them.",
 ]) if {
 	status == "outside_roots"
 } else := concat("", [
@@ -279,7 +360,9 @@ files_part := {"files": [fact(p) | some p in paths; fact(p)]} if {
 	fact(p)
 } else := {}
 
-problem_part := {"problem": problem} if {
+problem_part := {"lines": long} if {
+	status == "lines_over"
+} else := {"problem": problem} if {
 	status == "bad_path"
 } else := {"withheld": withheld} if {
 	status == "withheld"

@@ -46,7 +46,7 @@ test_a_range_that_asks_for_no_part_is_a_whole_file_read if {
 		check(gx.read_file, {"path": "big.log", "limit": v}, big).status == "over"
 	}
 	fs_check("read_text_file", {"path": "big.log", "head": 0}, big).status == "over"
-	fs_check("read_text_file", {"path": "big.log", "head": 100000000}, big).status == "over"
+	fs_check("read_text_file", {"path": "big.log", "head": 2.5}, big).status == "over"
 
 	# an argument the rules do not name is not a range
 	check(gx.read_file, {"path": "big.log", "lines": 10}, big).status == "over"
@@ -219,8 +219,8 @@ fs_check(tool, args, extra) := v if {
 
 test_the_filesystem_servers_read_tools_are_known_out_of_the_box if {
 	fs_check("read_text_file", {"path": "big.log"}, big).status == "over"
-	fs_check("read_text_file", {"path": "big.log", "head": 10}, big).status == "ranged"
-	fs_check("read_text_file", {"path": "big.log", "tail": 10}, big).status == "ranged"
+	fs_check("read_text_file", {"path": "big.log", "head": 10}, spans(10, 80)).status == "ranged"
+	fs_check("read_text_file", {"path": "big.log", "tail": 10}, spans(10, 80)).status == "ranged"
 	fs_check("read_file", {"path": "big.log"}, big).status == "over"
 	fs_check("read_media_file", {"path": "big.log"}, big).status == "over"
 	fs_check("resources/read", {"uri": "file:///work/big.log", "path": "big.log"}, big).status == "over"
@@ -247,4 +247,76 @@ test_read_multiple_files_is_known_out_of_the_box if {
 	fs_check("read_multiple_files", {"paths": ["a.txt", "big.log"]}, two).status == "over"
 	fs_check("read_multiple_files", {"paths": ["a.txt"]}, two).status == "under"
 	fs_check("read_multiple_files", {"paths": "a.txt"}, two).status == "bad_path"
+}
+
+# spans is big.log with its first and last `n` lines measured at `bytes` bytes each.
+spans(n, bytes) := {"files": {"big.log": object.union(big.files["big.log"], {"spans": [
+	{"from": "head", "count": n, "bytes": bytes},
+	{"from": "tail", "count": n, "bytes": bytes},
+]})}}
+
+test_a_line_count_needs_the_lines_measured_in_a_file_over_the_ceiling if {
+	# before any fact, and with the size alone, the host is asked to measure the lines
+	every extra in [{}, big] {
+		v := fs_check("read_text_file", {"path": "big.log", "head": 10}, extra)
+		v.status == "needs_size"
+		v.refused == false
+		needs := read_guard.needs with input as fs_call("read_text_file", {"path": "big.log", "head": 10}, extra)
+			with data.plangate.rules as gx.rules
+		needs == {"files": ["big.log"], "spans": [{"from": "head", "count": 10}], "upTo": 100}
+	}
+
+	# each file is named once, however many of its line counts are unmeasured
+	both := read_guard.needs with input as fs_call("read_text_file", {"path": "big.log", "head": 3, "tail": 4}, big)
+		with data.plangate.rules as gx.rules
+	both == {"files": ["big.log"], "spans": [{"from": "head", "count": 3}, {"from": "tail", "count": 4}], "upTo": 100}
+
+	# a span measured for another count or from the other end does not count
+	fs_check("read_text_file", {"path": "big.log", "head": 11}, spans(10, 80)).status == "needs_size"
+	fs_check("read_text_file", {"path": "big.log", "head": 10}, {"files": {"big.log": object.union(
+		big.files["big.log"],
+		{"spans": [{"from": "tail", "count": 10, "bytes": 80}, {"from": "head", "count": 10, "bytes": "80"}]},
+	)}}).status == "needs_size"
+
+	# a file at or under the ceiling needs no measure, and a missing one passes through
+	fs_check("read_text_file", {"path": "big.log", "tail": 10}, gx.file("big.log", 100)).status == "ranged"
+	fs_check("read_text_file", {"path": "nope", "tail": 10}, gx.fact("nope", "missing")).status == "not_a_file"
+}
+
+test_lines_over_the_ceiling_are_refused_like_the_whole_file if {
+	args := {"path": "big.log", "head": 1000}
+	v := fs_check("read_text_file", args, spans(1000, 101))
+	v.status == "lines_over"
+	v.refused == true
+	v.lines == [{"path": "big.log", "from": "head", "count": 1000}]
+	m := read_guard.message with input as fs_call("read_text_file", args, spans(1000, 101)) with data.plangate.rules as gx.rules
+	m == concat("", [
+		"read_guard:read_text_file — the first 1000 lines of big.log take more than the 100-byte ceiling for whole-file ",
+		"reads set by profile strict (rules/planning.yaml:9:5): as good as reading it whole. Ask for fewer lines, ",
+		"or search it for what you need, then carry on.",
+	])
+	t := read_guard.message with input as fs_call("read_text_file", {"path": "big.log", "tail": 1000}, spans(1000, 101))
+		with data.plangate.rules as gx.rules
+	startswith(t, "read_guard:read_text_file — the last 1000 lines of big.log take more")
+
+	# a count of any size is measured, never taken as a part unseen
+	fs_check("read_text_file", {"path": "big.log", "head": 100000000}, spans(100000000, 101)).status == "lines_over"
+}
+
+test_a_line_count_outside_the_roots_is_refused if {
+	args := {"path": "/etc/passwd", "head": 5}
+	outside := gx.fact("/etc/passwd", "outside")
+	fs_check("read_text_file", args, outside).status == "outside_roots"
+	m := read_guard.message with input as fs_call("read_text_file", args, outside) with data.plangate.rules as gx.rules
+	m == concat("", [
+		"read_guard:read_text_file — /etc/passwd is outside the directories plangate may look at, so it cannot ",
+		"check how large the lines asked for are. Read a file inside them.",
+	])
+}
+
+test_a_withheld_line_count_is_refused if {
+	call := object.union(fs_call("read_text_file", {"path": "big.log"}, big), {"call": {"omittedArgs": ["tail"]}})
+	v := read_guard.verdict with input as call with data.plangate.rules as gx.rules
+	v.status == "withheld"
+	v.withheld == ["tail"]
 }

@@ -2,7 +2,7 @@
  * The policy's answer: decisions, the settings in force with their sources,
  * candidates, and each check's verdict.
  */
-import type { MessageFact, HoldKind, FileFact } from './facts.js';
+import type { MessageFact, HoldKind, FileFact, LineCount } from './facts.js';
 import type { Mode, ScopeKind, ToolClass } from './rules.js';
 
 /** Where one effective setting came from. */
@@ -102,6 +102,7 @@ export type ReadGuardStatus =
   | 'ranged'
   | 'needs_size'
   | 'outside_roots'
+  | 'lines_over'
   | 'over'
   | 'not_a_file'
   | 'under';
@@ -123,6 +124,8 @@ export interface CheckVerdicts {
     problem?: string;
     /** The guarded arguments left out for their size (`withheld`). */
     withheld?: string[];
+    /** The asked lines that take more than the ceiling (`lines_over`). */
+    lines?: Array<LineCount & { path: string }>;
   };
   planningHold: {
     held: boolean;
@@ -206,11 +209,12 @@ export interface Decision {
   /** The read guard's verdict, when the read guard refused (hot answer only; an explanation has it in `checks.readGuard`). */
   readGuard?: CheckVerdicts['readGuard'];
   /**
-   * Facts the policy needs before its answer is final: the paths a
-   * whole-file read names, whose size the host looks up (inside the read
-   * roots). The gate gathers them and decides again.
+   * Facts the policy needs before its answer is final: the paths a guarded
+   * read names, whose size the host looks up (inside the read roots), and
+   * for a line-counted read the lines to measure in a file over `upTo`
+   * bytes. The gate gathers them and decides again.
    */
-  needs?: { files: string[] };
+  needs?: { files: string[]; spans?: LineCount[]; upTo?: number };
   /**
    * Present when the rules or the policy could not be loaded: the call went
    * through as if the mode were off, and this says why.

@@ -70,8 +70,23 @@ export type HoldKind = 'reviewer' | 'on_demand';
  * look); where a path resolved to goes to the audit, never to the policy.
  */
 export type FileFact =
-  | { path: string; kind: 'file'; size: number }
+  | { path: string; kind: 'file'; size: number; spans?: LineSpan[] }
   | { path: string; kind: 'missing' | 'other' | 'outside' };
+
+/** Lines a call asks for: the first (`head`) or last (`tail`) `count` lines of a file. */
+export interface LineCount {
+  from: 'head' | 'tail';
+  count: number;
+}
+
+/**
+ * The bytes the lines a call asks for take in a file over the read guard's
+ * ceiling, as the host measured them: exact up to the ceiling, one more
+ * than the ceiling beyond it.
+ */
+export interface LineSpan extends LineCount {
+  bytes: number;
+}
 
 /** What the policy sees of the call's run, as recorded (see {@link Run}). */
 export type RunFact = Pick<Run, 'id' | 'seat' | 'delegationId' | 'startedAt' | 'expiresAt' | 'endedAt'>;

@@ -79,6 +79,11 @@ export interface ReadGuardTool {
   paths?: string;
   /** Arguments that ask for a part of the file; a call setting any of them is not a whole-file read. */
   range: string[];
+  /**
+   * Arguments that ask for the first (`head`) or last (`tail`) N lines. Lines
+   * do not bound bytes: the host measures them in a file over the ceiling.
+   */
+  lines?: { head?: string; tail?: string };
   source: string;
 }
 

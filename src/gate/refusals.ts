@@ -9,6 +9,7 @@ import type { Decision, Explanation, FileFact, PolicyInput } from '../core/types
 import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import { fileFact } from './files.js';
+import { lineSpanBytes } from './lines.js';
 import { isoTime } from './iso.js';
 
 /** Where each gathered path resolved to: for the audit only, never the policy. */
@@ -19,9 +20,11 @@ export type Roots = readonly string[] | (() => readonly string[]);
 
 /**
  * Decides `input`; when the decision needs the size of the files a
- * whole-file read names, gathers them inside the read `roots` and decides
+ * guarded read names, gathers them inside the read `roots` and decides
  * again with the same evaluator. At most one extra evaluation; per path a
- * realpath and a stat (a few more for a missing one). Fills `resolutions`
+ * realpath and a stat (a few more for a missing one), and for a
+ * line-counted read of a file over the ceiling up to the ceiling's worth of
+ * it read to measure those lines. Fills `resolutions`
  * (path → resolved) for the audit. The answer is synchronous when no file
  * fact is needed (the common case), a promise otherwise.
  *
@@ -54,11 +57,22 @@ function wantsFiles(first: { needs?: Decision['needs'] }): boolean {
   return wanted !== undefined && wanted.length > 0;
 }
 
-/** Gathers the file facts a first answer asks for into `input.files`. */
+/**
+ * Gathers the file facts a first answer asks for into `input.files`: each
+ * path's fact, and in a file over `needs.upTo` bytes the lines it asks to
+ * measure (`spans`).
+ */
 async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyInput, roots: Roots, resolutions: Resolutions): Promise<void> {
-  const wanted = first.needs?.files ?? [];
+  const { files: wanted = [], spans = [], upTo = 0 } = first.needs ?? {};
   const inside = typeof roots === 'function' ? roots() : roots;
-  const gathered = await Promise.all(wanted.map((p) => fileFact(inside, p)));
+  const gathered = await Promise.all(wanted.map(async (p) => {
+    const g = await fileFact(inside, p);
+    if (spans.length === 0 || g.fact.kind !== 'file' || g.fact.size <= upTo || g.resolved === undefined) return g;
+    const resolved = g.resolved;
+    // A file that cannot be opened now is left unmeasured, like a path never looked at: the guard fails open.
+    const measured = await Promise.all(spans.map((l) => lineSpanBytes(resolved, l, upTo).then((bytes) => [{ ...l, bytes }], () => [])));
+    return { ...g, fact: { ...g.fact, spans: measured.flat() } };
+  }));
   const files: Record<string, FileFact> = Object.create(null);
   for (const g of gathered) {
     Object.defineProperty(files, g.fact.path, { value: g.fact, enumerable: true, writable: true, configurable: true });

@@ -149,5 +149,8 @@ function toSettings(value: unknown, source: string): Sourced {
 function toReadTool(spec: Record<string, unknown>, source: string): ReadGuardTool {
   const range = Array.isArray(spec['range']) ? spec['range'].filter((x): x is string => typeof x === 'string') : [];
   const named = typeof spec['paths'] === 'string' ? { paths: spec['paths'] } : { path: spec['path'] as string };
-  return { ...named, range, source };
+  const given = isRecord(spec['lines']) ? spec['lines'] : {};
+  const lines: { head?: string; tail?: string } = {};
+  for (const end of ['head', 'tail'] as const) if (typeof given[end] === 'string') lines[end] = given[end];
+  return { ...named, range, ...(Object.keys(lines).length > 0 ? { lines } : {}), source };
 }

@@ -13,8 +13,17 @@ const CREWS = ['desk', 'trading', 'ops', 'lab'];
 const TOOLS = [
   'github.merge_pull_request', 'github.create_issue', 'github.get_repo', 'github.list_prs', 'fs.read_file',
   'social.publish_x', 'social.publish_xy', 'wallet.propose_spend', 'payments.refund', 'plangate.say',
-  'plangate_submit_plan', 'deploy.run', 'docs.search', 'x',
+  'plangate_submit_plan', 'deploy.run', 'docs.search', 'x', 'read_text_file',
 ];
+
+/** A count of lines as an agent may give it: mostly whole numbers, sometimes not. */
+const lineCount = fc.oneof(fc.integer({ min: 1, max: 5000 }), fc.constantFrom(0, -1, 2.5, '10', null));
+
+/** What the host measured of the lines asked for: the right ones, other ones, or none. */
+const spans = fc.array(
+  fc.record({ from: fc.constantFrom('head', 'tail'), count: fc.integer({ min: 1, max: 5000 }), bytes: fc.integer({ min: 0, max: 2_000_000 }) }),
+  { maxLength: 2 },
+);
 
 const lineage = (id: fc.Arbitrary<string>) =>
   fc.record({ id, known: fc.boolean(), crews: fc.shuffledSubarray(CREWS, { maxLength: 3 }) });
@@ -61,8 +70,13 @@ export const decisionInput = fc
       upstreamCrews: fc.array(fc.shuffledSubarray(CREWS, { maxLength: 2 }), { minLength: 2, maxLength: 2 }),
       messages: fc.array(message, { maxLength: 6 }),
       hold,
-      args: fc.record({ path: fc.constantFrom('a.log', 'b.txt'), offset: fc.integer({ min: 0, max: 100 }) }, { requiredKeys: ['path'] }),
+      args: fc.record(
+        { path: fc.constantFrom('a.log', 'b.txt'), offset: fc.integer({ min: 0, max: 100 }), head: lineCount, tail: lineCount },
+        { requiredKeys: ['path'] },
+      ),
       size: fc.integer({ min: 0, max: 10_000_000 }),
+      spans,
+      measured: fc.boolean(),
     },
     { requiredKeys: ['now', 'agent', 'tool', 'delegatedBy', 'upstreamKnown', 'upstreamCrews', 'messages'] },
   )
@@ -74,6 +88,7 @@ export const decisionInput = fc
       ...(g.runId !== undefined ? { runId: g.runId } : {}),
       delegatedBy: g.delegatedBy,
       ...(g.args !== undefined ? { args: g.args } : {}),
+      ...(g.tool === 'read_text_file' ? { annotations: { readOnlyHint: true } } : {}),
     },
     agent: g.agent,
     upstream: g.delegatedBy.map((id, i) => ({ id, known: g.upstreamKnown[i] as boolean, crews: g.upstreamCrews[i] as string[] })),
@@ -87,8 +102,18 @@ export const decisionInput = fc
       ...(m.runId !== undefined ? { runId: m.runId } : {}),
     })),
     ...(g.hold !== undefined ? { hold: g.hold } : {}),
-    ...(g.args !== undefined && g.size !== undefined ? { file: { path: g.args.path, resolved: `/w/${g.args.path}`, kind: 'file', size: g.size } } : {}),
+    ...(g.args !== undefined && g.size !== undefined ? { files: { [g.args.path]: fileFact(g.args, g.size, g.measured ? asked(g.args, g.spans ?? []) : g.spans ?? []) } } : {}),
   }));
+
+/** The spans of the lines `args` asks for, with the bytes of `given` (as the host would measure them). */
+function asked(args: { head?: unknown; tail?: unknown }, given: Array<{ bytes: number }>): Array<{ from: string; count: unknown; bytes: number }> {
+  const ends = (['head', 'tail'] as const).filter((end) => Number.isInteger(args[end]) && (args[end] as number) >= 1);
+  return ends.map((end, i) => ({ from: end, count: args[end], bytes: given[i]?.bytes ?? 0 }));
+}
+
+function fileFact(args: { path: string }, size: number, spans: unknown[]): object {
+  return { path: args.path, kind: 'file', size, ...(spans.length > 0 ? { spans } : {}) };
+}
 
 /** A decision input with one field removed or replaced by a value of another type. */
 const damaged = fc

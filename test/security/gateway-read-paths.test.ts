@@ -3,8 +3,9 @@
  * server resolves it but plangate once did not: a Unicode-equivalent name
  * (the server matches an entry equal in NFC), and a relative path for the
  * second of two filesystem upstreams (each resolves against its own first
- * directory). Each is refused by the read guard, and the server never
- * returns the big file.
+ * directory), and a line count as large as the file (the server's `head`
+ * and `tail` count lines, which do not bound bytes). Each is refused by the
+ * read guard, and the server never returns the big file.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,5 +65,30 @@ describe('the read guard and the filesystem server resolve paths alike', () => {
     const r = await call(c, 'work__read_text_file', { path: 'big.log' });
     expect(textOf(r).includes('line of a big log'), `the server returned the whole big file (${textOf(r).length} chars)`).toBe(false);
     expect(r.structuredContent).toMatchObject({ check: 'read_guard' });
+  }, 30_000);
+
+  it('a line count that takes in the whole big file is refused, from either end; a few lines pass', async () => {
+    const w = makeWorld();
+    writeFileSync(join(w.files, 'big.log'), BIG);
+    const minified = 'x'.repeat(7000); // one line, no newline: a single line is the whole file
+    writeFileSync(join(w.files, 'min.js'), minified);
+    const h = await httpHarness(w);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    const path = join(w.files, 'big.log');
+
+    for (const args of [{ path, head: 1000 }, { path, tail: 400 }, { path: join(w.files, 'min.js'), head: 1 }, { path: join(w.files, 'min.js'), tail: 1 }]) {
+      const r = await call(c, 'read_text_file', args);
+      expect(textOf(r).includes('xxxxxxxx') || textOf(r).includes('line of a big log'), `the server returned the file (${JSON.stringify(args)})`).toBe(false);
+      expect(r.structuredContent, JSON.stringify(args)).toMatchObject({ check: 'read_guard', reason: 'lines_too_large' });
+      expect(textOf(r)).toContain('Ask for fewer lines');
+    }
+    // 55 lines of 18 bytes are 989 bytes, under the 1000-byte ceiling; 56 are not.
+    const few = await call(c, 'read_text_file', { path, head: 55 });
+    expect(few.isError, textOf(few)).toBeFalsy();
+    expect(textOf(few)).toBe(BIG.split('\n').slice(0, 55).join('\n'));
+    expect((await call(c, 'read_text_file', { path, head: 56 })).structuredContent).toMatchObject({ reason: 'lines_too_large' });
+    const last = await call(c, 'read_text_file', { path, tail: 10 });
+    expect(last.isError, textOf(last)).toBeFalsy();
   }, 30_000);
 });

@@ -80,11 +80,12 @@ const READ_GUARD: Record<string, string> = {
   not_listed: 'not a read tool the guard watches',
   not_read: 'listed, but not classified read',
   ranged: 'reads a part of the file',
-  needs_size: 'the file\'s size was not gathered',
+  needs_size: 'the file\'s size (or the lines asked for) was not measured',
   not_a_file: 'no regular file there (the tool reports its own error)',
   withheld: 'refused: the path or range was too large to be given to the policy',
   bad_path: 'refused: the path argument is not one plain path',
   outside_roots: 'refused: a whole-file read outside the read roots',
+  lines_over: 'refused: the lines asked for take more than the ceiling',
   over: 'a whole file over the ceiling',
   under: 'a whole file within the ceiling',
 };

@@ -1,0 +1,72 @@
+/**
+ * The read guard's measure of a line-counted read against what the
+ * reference filesystem server really returns for `head` and `tail`: never
+ * less than the bytes it returns, and no more than one byte beyond them.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: the server ships JavaScript without declarations
+import { headFile, tailFile } from '@modelcontextprotocol/server-filesystem/dist/lib.js';
+import { lineSpanBytes } from '../../src/gate/lines.js';
+import type { LineCount } from '../../src/core/types.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plangate-lines-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const served = async (path: string, l: LineCount): Promise<number> =>
+  Buffer.byteLength((l.from === 'head' ? await headFile(path, l.count) : await tailFile(path, l.count)) as string);
+
+/** Lines of a few bytes to far over one 64 KiB read, some empty, some not ASCII. */
+const line = fc.oneof(
+  fc.string({ maxLength: 40 }).map((s) => s.replace(/[\r\n]/g, '')),
+  fc.constant(''),
+  fc.integer({ min: 1, max: 90_000 }).map((n) => 'é'.repeat(n >> 1)),
+);
+
+describe('lineSpanBytes', () => {
+  it('bounds what the filesystem server returns for head and tail, to the byte', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { maxLength: 60 }),
+        fc.boolean(),
+        fc.constantFrom<'head' | 'tail'>('head', 'tail'),
+        fc.integer({ min: 1, max: 80 }),
+        fc.integer({ min: 0, max: 300_000 }),
+        async (lines, trailing, from, count, upTo) => {
+          const path = join(dir, `f${n++}.txt`);
+          writeFileSync(path, lines.join('\n') + (trailing && lines.length > 0 ? '\n' : ''));
+          const actual = await served(path, { from, count });
+          const measured = await lineSpanBytes(path, { from, count }, upTo);
+          expect(measured).toBeLessThanOrEqual(upTo + 1);
+          if (measured <= upTo) {
+            expect(measured).toBeGreaterThanOrEqual(actual);
+            expect(measured - actual).toBeLessThanOrEqual(1);
+          } else {
+            expect(actual + 1).toBeGreaterThan(upTo);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  }, 60_000);
+
+  it('takes one line with no newline as the whole file, from either end', async () => {
+    const path = join(dir, 'minified.js');
+    writeFileSync(path, 'x'.repeat(5000));
+    expect(await lineSpanBytes(path, { from: 'head', count: 1 }, 100)).toBe(101);
+    expect(await lineSpanBytes(path, { from: 'tail', count: 1 }, 100)).toBe(101);
+    expect(await lineSpanBytes(path, { from: 'tail', count: 1 }, 10_000)).toBe(5000);
+  });
+
+  it('counts a huge line count without reading past the ceiling', async () => {
+    const path = join(dir, 'short-lines.txt');
+    writeFileSync(path, 'ab\n'.repeat(100_000));
+    expect(await lineSpanBytes(path, { from: 'head', count: Number.MAX_SAFE_INTEGER }, 1000)).toBe(1001);
+    expect(await lineSpanBytes(path, { from: 'head', count: 3 }, 1000)).toBe(8);
+    expect(await lineSpanBytes(path, { from: 'tail', count: 3 }, 1000)).toBe(6); // 'ab\nab\n': the last line is the empty one after the final newline
+  });
+});
