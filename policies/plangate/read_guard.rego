@@ -78,14 +78,10 @@ given_ranges := [r | some r in range_args; asks_part(args[r])]
 # line_args are the arguments that count lines, by the end they count from.
 line_args := object.get(spec, "lines", {})
 
-# given_lines are the line counts the call asks for: a whole number from 1.
-given_lines := [{"from": end, "count": n} |
-	some end, a in line_args
-	n := args[a]
-	is_number(n)
-	n >= 1
-	floor(n) == n
-]
+# given_lines are the line counts the call asks for, each a part as
+# given_ranges are: more lines than the ceiling has bytes take more than it
+# (each line but the last ends in a newline) or are the whole file.
+given_lines := [{"from": end, "count": args[a]} | some end, a in line_args; asks_part(args[a])]
 
 default lined := false
 

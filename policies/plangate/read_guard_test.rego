@@ -47,6 +47,7 @@ test_a_range_that_asks_for_no_part_is_a_whole_file_read if {
 	}
 	fs_check("read_text_file", {"path": "big.log", "head": 0}, big).status == "over"
 	fs_check("read_text_file", {"path": "big.log", "head": 2.5}, big).status == "over"
+	fs_check("read_text_file", {"path": "big.log", "head": 100000000}, big).status == "over"
 
 	# an argument the rules do not name is not a range
 	check(gx.read_file, {"path": "big.log", "lines": 10}, big).status == "over"
@@ -284,23 +285,23 @@ test_a_line_count_needs_the_lines_measured_in_a_file_over_the_ceiling if {
 }
 
 test_lines_over_the_ceiling_are_refused_like_the_whole_file if {
-	args := {"path": "big.log", "head": 1000}
-	v := fs_check("read_text_file", args, spans(1000, 101))
+	args := {"path": "big.log", "head": 50}
+	v := fs_check("read_text_file", args, spans(50, 101))
 	v.status == "lines_over"
 	v.refused == true
-	v.lines == [{"path": "big.log", "from": "head", "count": 1000}]
-	m := read_guard.message with input as fs_call("read_text_file", args, spans(1000, 101)) with data.plangate.rules as gx.rules
+	v.lines == [{"path": "big.log", "from": "head", "count": 50}]
+	m := read_guard.message with input as fs_call("read_text_file", args, spans(50, 101)) with data.plangate.rules as gx.rules
 	m == concat("", [
-		"read_guard:read_text_file — the first 1000 lines of big.log take more than the 100-byte ceiling for whole-file ",
+		"read_guard:read_text_file — the first 50 lines of big.log take more than the 100-byte ceiling for whole-file ",
 		"reads set by profile strict (rules/planning.yaml:9:5): as good as reading it whole. Ask for fewer lines, ",
 		"or search it for what you need, then carry on.",
 	])
-	t := read_guard.message with input as fs_call("read_text_file", {"path": "big.log", "tail": 1000}, spans(1000, 101))
+	t := read_guard.message with input as fs_call("read_text_file", {"path": "big.log", "tail": 50}, spans(50, 101))
 		with data.plangate.rules as gx.rules
-	startswith(t, "read_guard:read_text_file — the last 1000 lines of big.log take more")
+	startswith(t, "read_guard:read_text_file — the last 50 lines of big.log take more")
 
-	# a count of any size is measured, never taken as a part unseen
-	fs_check("read_text_file", {"path": "big.log", "head": 100000000}, spans(100000000, 101)).status == "lines_over"
+	# a count above the ceiling is a whole-file read
+	fs_check("read_text_file", {"path": "big.log", "head": 101}, spans(101, 101)).status == "over"
 }
 
 test_a_line_count_outside_the_roots_is_refused if {

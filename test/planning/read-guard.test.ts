@@ -17,7 +17,7 @@ const RULES = `
 planRequired:
   workspace: { mode: side_effects }
 tools:
-  read: [fs.read_file, fs.cat]
+  read: [fs.read_file, fs.cat, fs.head]
   say: [plangate_submit_plan]
 planningGate:
   defaults:
@@ -30,6 +30,7 @@ readGuard:
   tools:
     fs.read_file: { path: path, range: [offset, limit] }
     fs.cat: { path: file }
+    fs.head: { path: path, lines: { head: n, tail: last } }
 `;
 
 let dir: string;
@@ -41,6 +42,7 @@ beforeAll(() => {
   writeFileSync(big, '');
   truncateSync(big, 5 * MIB); // sparse: 5 MiB on paper, nothing on disk
   writeFileSync(join(dir, 'small.txt'), 'tiny');
+  writeFileSync(join(dir, 'lines.log'), 'a line of forty bytes, newline included\n'.repeat(40_000)); // 1.6 MB
   writeFileSync(join(dir, 'edge.bin'), '');
   truncateSync(join(dir, 'edge.bin'), MIB); // exactly the ceiling
   mkdirSync(join(dir, 'logs'));
@@ -106,6 +108,33 @@ describe('read guard', () => {
     const cat = await decideExplained(w.gate, { agent: W, tool: 'fs.cat', args: { file: 'big.log', offset: 10 } });
     expect(cat.code).toBe('read_guard:fs.cat');
     expect(cat.message).toContain('read a part of it with a tool that takes a range');
+  });
+
+  it('measures a line count in a file over the ceiling: a few lines pass, lines over the ceiling are refused', async () => {
+    const w = await world();
+    const head = (path: string, more: Record<string, unknown>) => ({ agent: W, tool: 'fs.head', args: { path, ...more } });
+    const few = await decideExplained(w.gate, head('lines.log', { n: 1000 }));
+    expect(few).toMatchObject({ allowed: true });
+    expect(few.checks?.readGuard).toMatchObject({ status: 'ranged', files: [{ path: 'lines.log', kind: 'file', spans: [{ from: 'head', count: 1000, bytes: 39_999 }] }] });
+    // The last line is the empty one after the final newline: 26,215 lines are 26,214 of 40 bytes.
+    expect((await decideExplained(w.gate, head('lines.log', { last: 26_215 }))).allowed).toBe(true);
+    const many = await decideExplained(w.gate, head('lines.log', { last: 26_216 }));
+    expect(many).toMatchObject({ allowed: false, check: 'read_guard', code: 'read_guard:fs.head' });
+    expect(many.checks?.readGuard).toMatchObject({ status: 'lines_over', lines: [{ path: 'lines.log', from: 'tail', count: 26_216 }] });
+    expect(many.message).toContain('the last 26216 lines of lines.log take more than the 1048576-byte ceiling');
+    expect(w.audit.events).toMatchObject([{ type: 'ReadGuardBlocked', reason: 'lines_over', path: 'lines.log', sizeBytes: 1_600_000 }]);
+    // big.log is 5 MiB of zero bytes: no newline at all, so one line is the whole file.
+    expect(await decideExplained(w.gate, head('big.log', { n: 1 }))).toMatchObject({ allowed: false, check: 'read_guard' });
+    // A file at or under the ceiling is not measured.
+    expect((await decideExplained(w.gate, head('small.txt', { n: 1 }))).checks?.readGuard.files).toEqual([{ path: 'small.txt', kind: 'file', size: 4 }]);
+  });
+
+  it('refuses every count an agent can write that would read the whole file, however large or odd', async () => {
+    const w = await world();
+    for (const n of [1_048_577, 2 ** 53 + 2, 2 ** 70, 1e21, 1e300, Number.MAX_VALUE, 0, -1, 0.5, '10', [10], { n: 10 }, true]) {
+      const d = await decideExplained(w.gate, { agent: W, tool: 'fs.head', args: { path: 'lines.log', n } });
+      expect(d, JSON.stringify(n)).toMatchObject({ allowed: false, check: 'read_guard' });
+    }
   });
 
   it('resolves relative paths, .. and symlinks before the check, so none slips past it', async () => {
