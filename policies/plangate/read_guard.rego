@@ -83,6 +83,25 @@ line_args := object.get(spec, "lines", {})
 # (each line but the last ends in a newline) or are the whole file.
 given_lines := [{"from": end, "count": args[a]} | some end, a in line_args; asks_part(args[a])]
 
+# skip_args say where the read starts (an offset, in bytes or lines): they
+# do not bound what is read.
+skip_args := object.get(spec, "skip", [])
+
+# skipped is how far into the file the call asks to start, counted as bytes
+# (a skipped line is at least one byte, so this never counts too much).
+default skipped := 0
+
+skipped := max(starts) if {
+	starts := [n |
+		some a in skip_args
+		n := args[a]
+		is_number(n)
+		n >= 1
+		floor(n) == n
+	]
+	count(starts) > 0
+}
+
 default lined := false
 
 lined if count(given_lines) > 0
@@ -104,7 +123,7 @@ path_arg := spec.paths if multi
 else := spec.path
 
 # guarded are the arguments the guard reads.
-guarded := ({path_arg} | {r | some r in range_args}) | {a | some a in line_args}
+guarded := (({path_arg} | {r | some r in range_args}) | {a | some a in line_args}) | {a | some a in skip_args}
 
 default omitted := []
 
@@ -223,7 +242,10 @@ long := [{"path": p, "from": l.from, "count": l.count} |
 	span(p, l) > max_bytes
 ]
 
-over := [p | some p in paths; not lined; big(p)]
+# rest(p) is at most how much of file p the call reads from where it starts.
+rest(p) := fact(p).size - skipped
+
+over := [p | some p in paths; not lined; big(p); rest(p) > max_bytes]
 
 regular := [p | some p in paths; fact(p).kind == "file"]
 
@@ -299,8 +321,13 @@ ceiling_phrase := concat("", [
 ])
 
 size_phrase(p) := concat("", [
-	p, " (", format_int(fact(p).size, 10), " bytes, ",
+	"all of ", p, " (", format_int(fact(p).size, 10), " bytes, ",
 	format_int(fact(p).size - max_bytes, 10), " over)",
+]) if {
+	skipped == 0
+} else := concat("", [
+	"the rest of ", p, " from ", [a | some a in skip_args; args[a] == skipped][0], " ", format_int(skipped, 10),
+	" on (up to ", format_int(rest(p), 10), " bytes, ", format_int(rest(p) - max_bytes, 10), " over)",
 ])
 
 end_phrase := {"head": "first", "tail": "last"}
@@ -313,7 +340,7 @@ message := concat("", [
 ]) if {
 	status == "lines_over"
 } else := concat("", [
-	code, " — this call reads all of ", concat(", ", [size_phrase(p) | some p in over]), ", more than ",
+	code, " — this call reads ", concat(", ", [size_phrase(p) | some p in over]), ", more than ",
 	ceiling_phrase, ". Sample it instead — ", slice_phrase, " — or search it for what you need, then carry on.",
 ]) if {
 	status == "over"

@@ -321,3 +321,39 @@ test_a_withheld_line_count_is_refused if {
 	v.status == "withheld"
 	v.withheld == ["tail"]
 }
+
+# at_rules list fs.read_at, whose offset says where the read starts and whose limit bounds it.
+at_rules := object.union(gx.rules, {"readGuard": {"tools": {"fs.read_at": {"path": "path", "range": ["limit"], "skip": ["offset"]}}}})
+
+at_check(args) := v if {
+	v := read_guard.verdict with input as fs_call("fs.read_at", args, big) with data.plangate.rules as at_rules
+}
+
+at_message(args) := m if {
+	m := read_guard.message with input as fs_call("fs.read_at", args, big) with data.plangate.rules as at_rules
+}
+
+test_an_offset_alone_reads_the_rest_of_the_file if {
+	at_check({"path": "big.log", "offset": 1}).status == "over"
+	at_message({"path": "big.log", "offset": 1}) == concat("", [
+		"read_guard:fs.read_at — this call reads the rest of big.log from offset 1 on (up to 4999 bytes, 4899 over), ",
+		"more than the 100-byte ceiling for whole-file reads set by profile strict (rules/planning.yaml:9:5). ",
+		"Sample it instead — pass limit to read a part of it — or search it for what you need, then carry on.",
+	])
+
+	# the rest within the ceiling passes; a limit makes it a part wherever it starts
+	at_check({"path": "big.log", "offset": 4900}).status == "under"
+	at_check({"path": "big.log", "offset": 4900}).refused == false
+	at_check({"path": "big.log", "offset": 1, "limit": 50}).status == "ranged"
+
+	# an offset that is not a whole number from 1 starts at the beginning
+	every v in [0, -5, 2.5, "4900", null, [4900]] {
+		at_check({"path": "big.log", "offset": v}).status == "over"
+		startswith(at_message({"path": "big.log", "offset": v}), "read_guard:fs.read_at — this call reads all of big.log")
+	}
+
+	# an offset withheld for its size is refused like any guarded argument
+	call := object.union(fs_call("fs.read_at", {"path": "big.log"}, big), {"call": {"omittedArgs": ["offset"]}})
+	v := read_guard.verdict with input as call with data.plangate.rules as at_rules
+	v.status == "withheld"
+}

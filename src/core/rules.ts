@@ -84,6 +84,11 @@ export interface ReadGuardTool {
    * do not bound bytes: the host measures them in a file over the ceiling.
    */
   lines?: { head?: string; tail?: string };
+  /**
+   * Arguments that say where the read starts (an offset): they do not bound
+   * it, so a call giving only them reads the rest of the file.
+   */
+  skip?: string[];
   source: string;
 }
 

@@ -147,10 +147,12 @@ function toSettings(value: unknown, source: string): Sourced {
 }
 
 function toReadTool(spec: Record<string, unknown>, source: string): ReadGuardTool {
-  const range = Array.isArray(spec['range']) ? spec['range'].filter((x): x is string => typeof x === 'string') : [];
+  const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const range = names(spec['range']);
+  const skip = names(spec['skip']);
   const named = typeof spec['paths'] === 'string' ? { paths: spec['paths'] } : { path: spec['path'] as string };
   const given = isRecord(spec['lines']) ? spec['lines'] : {};
   const lines: { head?: string; tail?: string } = {};
   for (const end of ['head', 'tail'] as const) if (typeof given[end] === 'string') lines[end] = given[end];
-  return { ...named, range, ...(Object.keys(lines).length > 0 ? { lines } : {}), source };
+  return { ...named, range, ...(skip.length > 0 ? { skip } : {}), ...(Object.keys(lines).length > 0 ? { lines } : {}), source };
 }

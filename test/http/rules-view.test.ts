@@ -28,7 +28,7 @@ describe('the rules in force', () => {
     expect(tools.patterns).toEqual(expect.arrayContaining([expect.objectContaining({ pattern: 'github.get_*', class: 'read', source: expect.stringMatching(/^tools\.yaml:/) })]));
     expect(planningGate.profiles.careful).toMatchObject({ enabled: true, readGuardMaxBytes: 262144, source: expect.stringMatching(/^planning\.yaml:/) });
     expect(planningGate.crews.trading).toMatchObject({ profile: 'careful' });
-    expect(readGuard.tools['fs.read_file']).toMatchObject({ path: 'path', range: ['offset', 'limit'] });
+    expect(readGuard.tools['fs.read_file']).toMatchObject({ path: 'path', range: ['limit'], skip: ['offset'] });
   });
 
   it('is for operators and policy tokens (not reviewers: the rules are not theirs to read)', async () => {

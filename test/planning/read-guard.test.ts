@@ -17,7 +17,7 @@ const RULES = `
 planRequired:
   workspace: { mode: side_effects }
 tools:
-  read: [fs.read_file, fs.cat, fs.head]
+  read: [fs.read_file, fs.cat, fs.head, fs.read_at]
   say: [plangate_submit_plan]
 planningGate:
   defaults:
@@ -31,6 +31,7 @@ readGuard:
     fs.read_file: { path: path, range: [offset, limit] }
     fs.cat: { path: file }
     fs.head: { path: path, lines: { head: n, tail: last } }
+    fs.read_at: { path: path, range: [limit], skip: [offset] }
 `;
 
 let dir: string;
@@ -108,6 +109,17 @@ describe('read guard', () => {
     const cat = await decideExplained(w.gate, { agent: W, tool: 'fs.cat', args: { file: 'big.log', offset: 10 } });
     expect(cat.code).toBe('read_guard:fs.cat');
     expect(cat.message).toContain('read a part of it with a tool that takes a range');
+  });
+
+  it('checks an offset alone as a read of the rest of the file; a limit makes it a part', async () => {
+    const w = await world();
+    const at = (more: Record<string, unknown>) => ({ agent: W, tool: 'fs.read_at', args: { path: 'big.log', ...more } });
+    const rest = await decideExplained(w.gate, at({ offset: 1 }));
+    expect(rest).toMatchObject({ allowed: false, check: 'read_guard', code: 'read_guard:fs.read_at' });
+    expect(rest.message).toContain('this call reads the rest of big.log from offset 1 on (up to 5242879 bytes, 4194303 over)');
+    expect(rest.message).toContain('pass limit to read a part of it');
+    expect((await decideExplained(w.gate, at({ offset: 4 * MIB }))).checks?.readGuard.status).toBe('under');
+    expect((await decideExplained(w.gate, at({ offset: 1, limit: 4096 }))).checks?.readGuard.status).toBe('ranged');
   });
 
   it('measures a line count in a file over the ceiling: a few lines pass, lines over the ceiling are refused', async () => {

@@ -69,7 +69,7 @@ describe('the example rule set', () => {
         crews: { trading: { profile: 'careful', source: 'planning.yaml:49:5' } },
         agents: { '0xBOT': { profile: 'housekeeping', source: 'planning.yaml:51:5' } },
       },
-      readGuard: { tools: { 'fs.read_file': { path: 'path', range: ['offset', 'limit'], source: 'planning.yaml:58:5' } } },
+      readGuard: { tools: { 'fs.read_file': { path: 'path', range: ['limit'], skip: ['offset'], source: 'planning.yaml:59:5' } } },
     });
   });
 

@@ -34,7 +34,7 @@ interface RulesAnswer {
       crews: Record<string, { profile: string; source: string }>;
       agents: Record<string, { profile: string; source: string }>;
     };
-    readGuard?: { tools: Record<string, { path?: string; paths?: string; range: string[]; lines?: { head?: string; tail?: string }; source: string }> };
+    readGuard?: { tools: Record<string, { path?: string; paths?: string; range: string[]; lines?: { head?: string; tail?: string }; skip?: string[]; source: string }> };
   };
 }
 
@@ -132,8 +132,8 @@ function RulesTables() {
           </>
         )}
         {r.rules.readGuard && (
-          <Table head={['read tool', 'path argument', 'range arguments', 'line arguments', 'source']} label="Read-guard tools"
-            rows={Object.entries(r.rules.readGuard.tools).map(([t, g]) => [<code>{t}</code>, g.path ?? `${g.paths ?? ''} (several)`, show(g.range), show(Object.entries(g.lines ?? {}).map(([end, a]) => `${a} (${end})`)), <code>{g.source}</code>])} />
+          <Table head={['read tool', 'path argument', 'range arguments', 'line arguments', 'start arguments', 'source']} label="Read-guard tools"
+            rows={Object.entries(r.rules.readGuard.tools).map(([t, g]) => [<code>{t}</code>, g.path ?? `${g.paths ?? ''} (several)`, show(g.range), show(Object.entries(g.lines ?? {}).map(([end, a]) => `${a} (${end})`)), show(g.skip ?? []), <code>{g.source}</code>])} />
         )}
       </Section>
     </>
