@@ -80,27 +80,48 @@ line_args := object.get(spec, "lines", {})
 
 # given_lines are the line counts the call asks for, each a part as
 # given_ranges are: more lines than the ceiling has bytes take more than it
-# (each line but the last ends in a newline) or are the whole file.
-given_lines := [{"from": end, "count": args[a]} | some end, a in line_args; asks_part(args[a])]
+# (each line but the last ends in a newline) or are the whole file. The
+# first N lines start after the lines an offset skips.
+given_lines := [object.union({"from": end, "count": args[a]}, skip_part(end)) |
+	some end, a in line_args
+	asks_part(args[a])
+]
+
+skip_part(end) := {"skip": skipped} if {
+	end == "head"
+	skipped > 0
+} else := {}
 
 # skip_args say where the read starts (an offset, in bytes or lines): they
 # do not bound what is read.
 skip_args := object.get(spec, "skip", [])
 
-# skipped is how far into the file the call asks to start, counted as bytes
-# (a skipped line is at least one byte, so this never counts too much).
-default skipped := 0
+# starts are the values the call gives its skip arguments.
+starts := [args[a] | some a in skip_args; args[a] != null]
 
-skipped := max(starts) if {
-	starts := [n |
-		some a in skip_args
-		n := args[a]
+# skipping holds when the call starts into the file: every start it gives is
+# a whole number from 1 (anything else may start at the beginning).
+default skipping := false
+
+skipping if {
+	count(starts) > 0
+	every n in starts {
 		is_number(n)
 		n >= 1
+		n <= max_safe
 		floor(n) == n
-	]
-	count(starts) > 0
+	}
 }
+
+# max_safe is the largest whole number a JSON number keeps exactly.
+max_safe := 9007199254740991
+
+# skipped is how much the call skips at least, in bytes or lines: the
+# smallest start, less one for an offset counted from 1 (a skipped line is
+# at least a byte, so as bytes this never counts too much).
+default skipped := 0
+
+skipped := min(starts) - 1 if skipping
 
 default lined := false
 
@@ -211,13 +232,19 @@ big(p) if {
 }
 
 # span(p, l) is the host's measure of the lines l asks for in file p, in
-# bytes: exact up to the ceiling, one more than the ceiling beyond it.
+# bytes (exact up to the ceiling, one more than the ceiling beyond it), or
+# null when the host could not measure them.
 span(p, l) := s.bytes if {
 	some s in fact(p).spans
 	s.from == l.from
 	s.count == l.count
-	is_number(s.bytes)
+	object.get(s, "skip", 0) == object.get(l, "skip", 0)
+	measure(s.bytes)
 }
+
+measure(b) if is_number(b)
+
+measure(null)
 
 measured(p) if {
 	every l in given_lines {
@@ -235,15 +262,28 @@ unchecked := array.concat([p | some p in paths; not fact(p)], unmeasured)
 outside := [p | some p in paths; fact(p).kind == "outside"]
 
 # long are the asked line spans over the ceiling.
-long := [{"path": p, "from": l.from, "count": l.count} |
+long := [object.union(l, {"path": p}) |
 	some p in paths
 	big(p)
 	some l in given_lines
+	is_number(span(p, l))
 	span(p, l) > max_bytes
 ]
 
-# rest(p) is at most how much of file p the call reads from where it starts.
-rest(p) := fact(p).size - skipped
+# unmeasurable are the asked line spans the host could not measure: the
+# guard cannot vouch for them, in a file it knows is over the ceiling.
+unmeasurable := [object.union(l, {"path": p}) |
+	some p in paths
+	big(p)
+	some l in given_lines
+	span(p, l) == null
+]
+
+# rest(p) is at most how much of file p the call reads from where it starts;
+# a start past the end is not counted (a tool may wrap it around).
+rest(p) := fact(p).size - skipped if {
+	skipped <= fact(p).size
+} else := fact(p).size
 
 over := [p | some p in paths; not lined; big(p); rest(p) > max_bytes]
 
@@ -273,6 +313,8 @@ status := "off" if {
 	count(unchecked) > 0
 } else := "outside_roots" if {
 	count(outside) > 0
+} else := "lines_unmeasured" if {
+	count(unmeasurable) > 0
 } else := "lines_over" if {
 	count(long) > 0
 } else := "over" if {
@@ -285,14 +327,17 @@ status := "off" if {
 
 default applies := false
 
-applies if status in {"withheld", "bad_path", "needs_size", "outside_roots", "lines_over", "over", "not_a_file", "under"}
+applies if status in {
+	"withheld", "bad_path", "needs_size", "outside_roots", "lines_unmeasured",
+	"lines_over", "over", "not_a_file", "under",
+}
 
 default refused := false
 
 # Only a listed tool can be refused: the cheap test first.
 refused if {
 	spec
-	status in {"withheld", "bad_path", "outside_roots", "lines_over", "over"}
+	status in {"withheld", "bad_path", "outside_roots", "lines_unmeasured", "lines_over", "over"}
 }
 
 # needs names the paths the host must look up before the decision is final,
@@ -324,17 +369,26 @@ size_phrase(p) := concat("", [
 	"all of ", p, " (", format_int(fact(p).size, 10), " bytes, ",
 	format_int(fact(p).size - max_bytes, 10), " over)",
 ]) if {
-	skipped == 0
+	not skipping
 } else := concat("", [
-	"the rest of ", p, " from ", [a | some a in skip_args; args[a] == skipped][0], " ", format_int(skipped, 10),
+	"the rest of ", p, " from ", [a | some a in skip_args; args[a] == skipped + 1][0], " ", format_int(skipped + 1, 10),
 	" on (up to ", format_int(rest(p), 10), " bytes, ", format_int(rest(p) - max_bytes, 10), " over)",
 ])
 
 end_phrase := {"head": "first", "tail": "last"}
 
-lines_phrase(l) := concat("", ["the ", end_phrase[l.from], " ", format_int(l.count, 10), " lines of ", l.path])
+lines_phrase(l) := concat("", ["the ", end_phrase[l.from], " ", format_int(l.count, 10), " lines of ", l.path, from_phrase(l)])
+
+from_phrase(l) := concat("", [" from line ", format_int(l.skip + 1, 10), " on"]) if l.skip
+
+else := ""
 
 message := concat("", [
+	code, " — ", lines_phrase(unmeasurable[0]), " could not be measured just now, so plangate cannot tell ",
+	"whether they take more than ", ceiling_phrase, ". Ask for fewer lines, or search it for what you need.",
+]) if {
+	status == "lines_unmeasured"
+} else := concat("", [
 	code, " — ", lines_phrase(long[0]), " take more than ", ceiling_phrase,
 	": as good as reading it whole. Ask for fewer lines, or search it for what you need, then carry on.",
 ]) if {
@@ -385,6 +439,8 @@ files_part := {"files": [fact(p) | some p in paths; fact(p)]} if {
 
 problem_part := {"lines": long} if {
 	status == "lines_over"
+} else := {"lines": unmeasurable} if {
+	status == "lines_unmeasured"
 } else := {"problem": problem} if {
 	status == "bad_path"
 } else := {"withheld": withheld} if {

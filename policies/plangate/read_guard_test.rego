@@ -336,14 +336,15 @@ at_message(args) := m if {
 test_an_offset_alone_reads_the_rest_of_the_file if {
 	at_check({"path": "big.log", "offset": 1}).status == "over"
 	at_message({"path": "big.log", "offset": 1}) == concat("", [
-		"read_guard:fs.read_at — this call reads the rest of big.log from offset 1 on (up to 4999 bytes, 4899 over), ",
+		"read_guard:fs.read_at — this call reads the rest of big.log from offset 1 on (up to 5000 bytes, 4900 over), ",
 		"more than the 100-byte ceiling for whole-file reads set by profile strict (rules/planning.yaml:9:5). ",
 		"Sample it instead — pass limit to read a part of it — or search it for what you need, then carry on.",
 	])
 
 	# the rest within the ceiling passes; a limit makes it a part wherever it starts
-	at_check({"path": "big.log", "offset": 4900}).status == "under"
-	at_check({"path": "big.log", "offset": 4900}).refused == false
+	at_check({"path": "big.log", "offset": 4901}).status == "under"
+	at_check({"path": "big.log", "offset": 4901}).refused == false
+	at_check({"path": "big.log", "offset": 4900}).status == "over"
 	at_check({"path": "big.log", "offset": 1, "limit": 50}).status == "ranged"
 
 	# an offset that is not a whole number from 1 starts at the beginning
@@ -356,4 +357,73 @@ test_an_offset_alone_reads_the_rest_of_the_file if {
 	call := object.union(fs_call("fs.read_at", {"path": "big.log"}, big), {"call": {"omittedArgs": ["offset"]}})
 	v := read_guard.verdict with input as call with data.plangate.rules as at_rules
 	v.status == "withheld"
+}
+
+test_lines_the_host_could_not_measure_are_refused if {
+	args := {"path": "big.log", "head": 10}
+	facts := {"files": {"big.log": object.union(big.files["big.log"], {"spans": [{"from": "head", "count": 10, "bytes": null}]})}}
+	v := fs_check("read_text_file", args, facts)
+	v.status == "lines_unmeasured"
+	v.refused == true
+	v.lines == [{"path": "big.log", "from": "head", "count": 10}]
+	m := read_guard.message with input as fs_call("read_text_file", args, facts) with data.plangate.rules as gx.rules
+	m == concat("", [
+		"read_guard:read_text_file — the first 10 lines of big.log could not be measured just now, so plangate cannot ",
+		"tell whether they take more than the 100-byte ceiling for whole-file reads set by profile strict ",
+		"(rules/planning.yaml:9:5). Ask for fewer lines, or search it for what you need.",
+	])
+}
+
+# window_rules list Read, whose offset is a line to start from and whose limit counts lines from there.
+window_rules := object.union(gx.rules, {"readGuard": {"tools": {"Read": {
+	"path": "file_path", "range": [],
+	"lines": {"head": "limit"}, "skip": ["offset"],
+}}}})
+
+window(args, extra) := v if {
+	v := read_guard.verdict with input as fs_call("Read", args, extra) with data.plangate.rules as window_rules
+}
+
+window_needs(args) := n if {
+	n := read_guard.needs with input as fs_call("Read", args, big) with data.plangate.rules as window_rules
+}
+
+measured_at(skip, bytes) := {"files": {"big.log": object.union(big.files["big.log"], {"spans": [{"from": "head", "count": 5, "skip": skip, "bytes": bytes}]})}}
+
+test_lines_from_an_offset_are_measured_from_there if {
+	# the lines an offset from 1 skips are one fewer than it (it may count from 1)
+	window_needs({"file_path": "big.log", "offset": 40, "limit": 5}) == {"files": ["big.log"], "spans": [{"from": "head", "count": 5, "skip": 39}], "upTo": 100}
+	window_needs({"file_path": "big.log", "offset": 1, "limit": 5}) == {"files": ["big.log"], "spans": [{"from": "head", "count": 5}], "upTo": 100}
+	window({"file_path": "big.log", "offset": 40, "limit": 5}, measured_at(39, 60)).status == "ranged"
+
+	# a span measured from another line does not count
+	window({"file_path": "big.log", "offset": 41, "limit": 5}, measured_at(39, 60)).status == "needs_size"
+
+	v := window({"file_path": "big.log", "offset": 40, "limit": 5}, measured_at(39, 101))
+	v.status == "lines_over"
+	v.lines == [{"path": "big.log", "from": "head", "count": 5, "skip": 39}]
+	m := read_guard.message with input as fs_call("Read", {"file_path": "big.log", "offset": 40, "limit": 5}, measured_at(39, 101))
+		with data.plangate.rules as window_rules
+	startswith(m, "read_guard:Read — the first 5 lines of big.log from line 40 on take more than the 100-byte ceiling")
+
+	# an offset alone still reads the rest of the file
+	window({"file_path": "big.log", "offset": 40}, big).status == "over"
+}
+
+two_starts := object.union(gx.rules, {"readGuard": {"tools": {"fs.read_at": {"path": "path", "range": ["limit"], "skip": ["offset", "line"]}}}})
+
+check_at(args) := v if {
+	v := read_guard.verdict with input as fs_call("fs.read_at", args, big) with data.plangate.rules as two_starts
+}
+
+test_the_smallest_start_counts if {
+	# the tool may honour either start: the earlier one counts, and one that is not a whole number from 1 starts at 0
+	check_at({"path": "big.log", "offset": 4901, "line": 4950}).status == "under"
+	check_at({"path": "big.log", "offset": 10, "line": 4950}).status == "over"
+	check_at({"path": "big.log", "offset": 0, "line": 4950}).status == "over"
+	check_at({"path": "big.log", "offset": 9007199254740993, "line": 4950}).status == "over"
+
+	# a start past the end is not counted, nor is an unset one
+	check_at({"path": "big.log", "offset": 100000}).status == "over"
+	check_at({"path": "big.log", "offset": null, "line": 4950}).status == "under"
 }

@@ -102,6 +102,7 @@ export type ReadGuardStatus =
   | 'ranged'
   | 'needs_size'
   | 'outside_roots'
+  | 'lines_unmeasured'
   | 'lines_over'
   | 'over'
   | 'not_a_file'
@@ -124,7 +125,7 @@ export interface CheckVerdicts {
     problem?: string;
     /** The guarded arguments left out for their size (`withheld`). */
     withheld?: string[];
-    /** The asked lines that take more than the ceiling (`lines_over`). */
+    /** The asked lines that take more than the ceiling (`lines_over`), or could not be measured (`lines_unmeasured`). */
     lines?: Array<LineCount & { path: string }>;
   };
   planningHold: {

@@ -73,19 +73,23 @@ export type FileFact =
   | { path: string; kind: 'file'; size: number; spans?: LineSpan[] }
   | { path: string; kind: 'missing' | 'other' | 'outside' };
 
-/** Lines a call asks for: the first (`head`) or last (`tail`) `count` lines of a file. */
+/**
+ * Lines a call asks for: the first (`head`) or last (`tail`) `count` lines
+ * of a file; the first after `skip` lines, when an offset skips some.
+ */
 export interface LineCount {
   from: 'head' | 'tail';
   count: number;
+  skip?: number;
 }
 
 /**
  * The bytes the lines a call asks for take in a file over the read guard's
  * ceiling, as the host measured them: exact up to the ceiling, one more
- * than the ceiling beyond it.
+ * than the ceiling beyond it; null when the host could not measure them.
  */
 export interface LineSpan extends LineCount {
-  bytes: number;
+  bytes: number | null;
 }
 
 /** What the policy sees of the call's run, as recorded (see {@link Run}). */

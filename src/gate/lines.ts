@@ -1,30 +1,43 @@
 /**
  * How many bytes the lines a read asks for take: the read guard's measure
- * of a line-counted range (the first or last N lines), since a line count
- * does not bound bytes. Counted as the reference filesystem server cuts
- * them: the first N lines end before the Nth newline, the last N lines
- * start after the Nth newline from the end, and a file with fewer newlines
- * is taken whole. Bounded work: at most `upTo` + 2 bytes are read.
+ * of a line-counted range (the first or last N lines, the first N after
+ * the lines an offset skips), since a line count does not bound bytes.
+ * Counted as the reference filesystem server cuts them: the first N lines
+ * end before the Nth newline, the last N lines start after the Nth newline
+ * from the end, and a file with fewer newlines is taken whole. Bounded
+ * work: at most `upTo` + 2 bytes are read to measure, and at most
+ * {@link MAX_SKIP_BYTES} to find where skipped lines end.
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { LineCount } from '../core/types.js';
 
+/** How far into a file skipped lines are looked for; deeper, the lines cannot be measured. */
+export const MAX_SKIP_BYTES = 64 * 1024 * 1024;
+
 const CHUNK = 64 * 1024;
 const NEWLINE = 0x0a;
+// Never wait on a FIFO swapped in for the file, never follow a link swapped in for it.
+const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 
 /**
  * The bytes `lines` take in the file at `path` (a regular file the caller
  * has resolved): exact up to `upTo`, `upTo + 1` when they take more.
+ * Rejects when the file cannot be read as a regular file now, or the
+ * skipped lines end more than {@link MAX_SKIP_BYTES} into it.
  *
  * @example
  * await lineSpanBytes('/srv/repo/big.log', { from: 'head', count: 10 }, 1048576) // 812
  */
 export async function lineSpanBytes(path: string, lines: LineCount, upTo: number): Promise<number> {
-  const handle = await open(path, 'r');
+  const handle = await open(path, FLAGS);
   try {
-    const { size } = await handle.stat();
-    const bytes = lines.from === 'head' ? await headBytes(handle, lines.count, upTo + 1) : await tailBytes(handle, size, lines.count, upTo + 2);
-    return Math.min(bytes ?? size, upTo + 1);
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new Error(`${path} is no longer a regular file`);
+    if (lines.from === 'tail') return Math.min((await tailBytes(handle, stats.size, lines.count, upTo + 2)) ?? stats.size, upTo + 1);
+    const start = lines.skip ? await afterLines(handle, lines.skip) : 0;
+    if (start === undefined) return 0; // fewer lines than the offset skips: nothing is read
+    return Math.min(await headBytes(handle, start, stats.size, lines.count, upTo + 1), upTo + 1);
   } finally {
     await handle.close();
   }
@@ -32,20 +45,35 @@ export async function lineSpanBytes(path: string, lines: LineCount, upTo: number
 
 type Handle = Awaited<ReturnType<typeof open>>;
 
-/** Where the `count`th newline is, if it is within the first `within` bytes; the file's end if it comes first. */
-async function headBytes(handle: Handle, count: number, within: number): Promise<number | undefined> {
+/** Calls `each` with the position of every newline from `from` on, until it returns true, the file ends or `within` bytes are read. */
+async function scan(handle: Handle, from: number, within: number, each: (at: number) => boolean): Promise<number | undefined> {
   const buffer = Buffer.allocUnsafe(Math.min(CHUNK, within));
-  let seen = 0;
-  let position = 0;
-  while (position < within) {
-    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, within - position), position);
-    if (bytesRead === 0) return position;
+  let position = from;
+  while (position - from < within) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, within - (position - from)), position);
+    if (bytesRead === 0) return undefined;
     for (let i = buffer.indexOf(NEWLINE); i !== -1 && i < bytesRead; i = buffer.indexOf(NEWLINE, i + 1)) {
-      if (++seen === count) return position + i;
+      if (each(position + i)) return position + i;
     }
     position += bytesRead;
   }
-  return within;
+  return Number.POSITIVE_INFINITY;
+}
+
+/** Where the line after the first `skip` lines starts; undefined when the file has no more lines. */
+async function afterLines(handle: Handle, skip: number): Promise<number | undefined> {
+  let seen = 0;
+  const at = await scan(handle, 0, MAX_SKIP_BYTES, () => ++seen === skip);
+  if (at === Number.POSITIVE_INFINITY) throw new Error(`the lines skipped end more than ${MAX_SKIP_BYTES} bytes into the file`);
+  return at === undefined ? undefined : at + 1;
+}
+
+/** The bytes from `start` to the `count`th newline after it, if within `within` bytes; to the file's end if it comes first. */
+async function headBytes(handle: Handle, start: number, size: number, count: number, within: number): Promise<number> {
+  let seen = 0;
+  const at = await scan(handle, start, within, () => ++seen === count);
+  if (at === undefined) return Math.max(size - start, 0);
+  return at === Number.POSITIVE_INFINITY ? within : at - start;
 }
 
 /** The bytes after the `count`th newline from the end, if it is within the last `within` bytes; undefined (the whole file) when there is none. */

@@ -69,9 +69,9 @@ async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyIn
     const g = await fileFact(inside, p);
     if (spans.length === 0 || g.fact.kind !== 'file' || g.fact.size <= upTo || g.resolved === undefined) return g;
     const resolved = g.resolved;
-    // A file that cannot be opened now is left unmeasured, like a path never looked at: the guard fails open.
-    const measured = await Promise.all(spans.map((l) => lineSpanBytes(resolved, l, upTo).then((bytes) => [{ ...l, bytes }], () => [])));
-    return { ...g, fact: { ...g.fact, spans: measured.flat() } };
+    // Lines that cannot be measured now (the file gone, unreadable, no longer a regular file) are null: refused.
+    const measured = await Promise.all(spans.map((l) => lineSpanBytes(resolved, l, upTo).then((bytes) => ({ ...l, bytes }), () => ({ ...l, bytes: null }))));
+    return { ...g, fact: { ...g.fact, spans: measured } };
   }));
   const files: Record<string, FileFact> = Object.create(null);
   for (const g of gathered) {

@@ -3,14 +3,15 @@
  * reference filesystem server really returns for `head` and `tail`: never
  * less than the bytes it returns, and no more than one byte beyond them.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the server ships JavaScript without declarations
 import { headFile, tailFile } from '@modelcontextprotocol/server-filesystem/dist/lib.js';
-import { lineSpanBytes } from '../../src/gate/lines.js';
+import { lineSpanBytes, MAX_SKIP_BYTES } from '../../src/gate/lines.js';
 import type { LineCount } from '../../src/core/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plangate-lines-'));
@@ -68,5 +69,39 @@ describe('lineSpanBytes', () => {
     expect(await lineSpanBytes(path, { from: 'head', count: Number.MAX_SAFE_INTEGER }, 1000)).toBe(1001);
     expect(await lineSpanBytes(path, { from: 'head', count: 3 }, 1000)).toBe(8);
     expect(await lineSpanBytes(path, { from: 'tail', count: 3 }, 1000)).toBe(6); // 'ab\nab\n': the last line is the empty one after the final newline
+  });
+
+  it('measures the lines after those an offset skips, as a tool reading from that line returns them', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 60 }), fc.boolean(), fc.integer({ min: 1, max: 70 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 300_000 }),
+        async (lines, trailing, skip, count, upTo) => {
+          const text = lines.join('\n') + (trailing && lines.length > 0 ? '\n' : '');
+          const path = join(dir, `s${n++}.txt`);
+          writeFileSync(path, text);
+          const segments = text.split('\n');
+          const actual = skip >= segments.length ? 0 : Buffer.byteLength(segments.slice(skip, skip + count).join('\n'));
+          const measured = await lineSpanBytes(path, { from: 'head', count, skip }, upTo);
+          if (measured <= upTo) {
+            expect(measured).toBeGreaterThanOrEqual(actual);
+            expect(measured - actual).toBeLessThanOrEqual(1);
+          } else {
+            expect(measured).toBe(upTo + 1);
+            expect(actual + 1).toBeGreaterThan(upTo);
+          }
+        }),
+      { numRuns: 300 },
+    );
+  }, 60_000);
+
+  it('refuses to measure lines an offset puts too deep in the file, or anything but a regular file', async () => {
+    const deep = join(dir, 'deep.bin');
+    writeFileSync(deep, '');
+    truncateSync(deep, MAX_SKIP_BYTES + 1024); // sparse zeros: no newline before the limit
+    await expect(lineSpanBytes(deep, { from: 'head', count: 1, skip: 1 }, 100)).rejects.toThrow(/more than/);
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    // A FIFO swapped in for the file is never waited on.
+    await expect(lineSpanBytes(fifo, { from: 'head', count: 1 }, 100)).rejects.toThrow(/regular file/);
   });
 });

@@ -22,7 +22,7 @@ planningGate:
   defaults: { readGuardMaxBytes: 1000 }
 readGuard:
   tools:
-    Read: { path: file_path, range: [offset, limit] }
+    Read: { path: file_path, lines: { head: limit }, skip: [offset] }
 `;
 
 function payload(name: string, big: string): string {
@@ -32,11 +32,13 @@ function payload(name: string, big: string): string {
 describe('plangate hook', () => {
   const w = makeWorld(RULES);
   const big = join(w.files, 'big.log');
-  writeFileSync(big, 'x'.repeat(5000));
+  writeFileSync(big, 'nineteen bytes: xyz\n'.repeat(300)); // 6000 bytes
   const global = ['--rules', w.rules, '--store', w.store, '--audit', w.audit];
 
   function hook(input: string, ...args: string[]) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', CLI_CHILD, ...global, 'hook', '--agent', '0xWORKER', ...args], { input, encoding: 'utf8' });
+    // The host runs the hook in the project's directory; here the read roots name it.
+    const env = { ...process.env, PLANGATE_READ_BASE: w.files };
+    const r = spawnSync(process.execPath, ['--import', 'tsx', CLI_CHILD, ...global, 'hook', '--agent', '0xWORKER', ...args], { input, encoding: 'utf8', env });
     expect(r.status, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision?: string; permissionDecisionReason?: string } };
   }
@@ -58,8 +60,12 @@ describe('plangate hook', () => {
   }, 60_000);
 
   it('applies the read guard to the host Read tool and to an MCP filesystem read', () => {
-    expect(hook(payload('read', big)).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('read_guard:Read') });
-    expect(hook(payload('read-range', big)).hookSpecificOutput.permissionDecision).toBeUndefined();
+    expect(hook(payload('read', big)).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('read_guard:Read — this call reads all of') });
+    const range = hook(payload('read-range', big)).hookSpecificOutput;
+    expect(range.permissionDecision, range.permissionDecisionReason).toBeUndefined(); // 40 lines: 799 bytes
+    // Read counts lines: 60 of them from line 1 are 1199 bytes, over the 1000-byte ceiling.
+    const more = hook(payload('read-range', big).replace('"limit": 40', '"limit": 60')).hookSpecificOutput;
+    expect(more).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('the first 60 lines of') });
     expect(hook(payload('mcp-read', big)).hookSpecificOutput.permissionDecisionReason).toContain('read_guard:mcp__filesystem__read_text_file');
   }, 60_000);
 

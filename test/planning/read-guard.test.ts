@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CallRefusedError, ErrorCode, PlanRequiredError } from '../../src/core/errors.js';
 import { fileFact } from '../../src/gate/files.js';
+import { MAX_SKIP_BYTES } from '../../src/gate/lines.js';
 import { eventTypes, planningWorld, type PlanningWorld, decideExplained } from './support.js';
 
 const MIB = 1024 * 1024;
@@ -17,7 +18,7 @@ const RULES = `
 planRequired:
   workspace: { mode: side_effects }
 tools:
-  read: [fs.read_file, fs.cat, fs.head, fs.read_at]
+  read: [fs.read_file, fs.cat, fs.head, fs.read_at, Read]
   say: [plangate_submit_plan]
 planningGate:
   defaults:
@@ -32,6 +33,7 @@ readGuard:
     fs.cat: { path: file }
     fs.head: { path: path, lines: { head: n, tail: last } }
     fs.read_at: { path: path, range: [limit], skip: [offset] }
+    Read: { path: file_path, lines: { head: limit }, skip: [offset] }
 `;
 
 let dir: string;
@@ -116,9 +118,10 @@ describe('read guard', () => {
     const at = (more: Record<string, unknown>) => ({ agent: W, tool: 'fs.read_at', args: { path: 'big.log', ...more } });
     const rest = await decideExplained(w.gate, at({ offset: 1 }));
     expect(rest).toMatchObject({ allowed: false, check: 'read_guard', code: 'read_guard:fs.read_at' });
-    expect(rest.message).toContain('this call reads the rest of big.log from offset 1 on (up to 5242879 bytes, 4194303 over)');
+    // An offset may count from 1, so offset 1 may skip nothing.
+    expect(rest.message).toContain('this call reads the rest of big.log from offset 1 on (up to 5242880 bytes, 4194304 over)');
     expect(rest.message).toContain('pass limit to read a part of it');
-    expect((await decideExplained(w.gate, at({ offset: 4 * MIB }))).checks?.readGuard.status).toBe('under');
+    expect((await decideExplained(w.gate, at({ offset: 4 * MIB + 1 }))).checks?.readGuard.status).toBe('under');
     expect((await decideExplained(w.gate, at({ offset: 1, limit: 4096 }))).checks?.readGuard.status).toBe('ranged');
   });
 
@@ -139,6 +142,27 @@ describe('read guard', () => {
     expect(await decideExplained(w.gate, head('big.log', { n: 1 }))).toMatchObject({ allowed: false, check: 'read_guard' });
     // A file at or under the ceiling is not measured.
     expect((await decideExplained(w.gate, head('small.txt', { n: 1 }))).checks?.readGuard.files).toEqual([{ path: 'small.txt', kind: 'file', size: 4 }]);
+  });
+
+  it('measures the lines a count asks for from the line an offset names; refuses what it cannot measure', async () => {
+    const w = await world();
+    const readAt = (path: string, more: Record<string, unknown>) => ({ agent: W, tool: 'Read', args: { file_path: path, ...more } });
+    // Lines from 39,001 on: 1,000 of them are 40,000 bytes, 26,215 are over the ceiling.
+    const few = await decideExplained(w.gate, readAt('lines.log', { offset: 39_001, limit: 999 }));
+    expect(few.checks?.readGuard).toMatchObject({ status: 'ranged', files: [{ spans: [{ from: 'head', count: 999, skip: 39_000, bytes: 39_959 }] }] });
+    // Past the last line, nothing is read.
+    expect((await decideExplained(w.gate, readAt('lines.log', { offset: 50_000, limit: 1000 }))).allowed).toBe(true);
+    const many = await decideExplained(w.gate, readAt('lines.log', { offset: 2, limit: 26_215 }));
+    expect(many).toMatchObject({ allowed: false, check: 'read_guard' });
+    expect(many.message).toContain('the first 26215 lines of lines.log from line 2 on take more than');
+    // big.log has no newline in its 5 MiB: the lines before offset 2 never end, so nothing can be vouched for.
+    const deep = join(dir, 'deep.log');
+    writeFileSync(deep, '');
+    truncateSync(deep, MAX_SKIP_BYTES + MIB);
+    const unmeasured = await decideExplained(w.gate, readAt('deep.log', { offset: 2, limit: 10 }));
+    expect(unmeasured).toMatchObject({ allowed: false, check: 'read_guard' });
+    expect(unmeasured.checks?.readGuard).toMatchObject({ status: 'lines_unmeasured', lines: [{ path: 'deep.log', from: 'head', count: 10, skip: 1 }] });
+    expect(unmeasured.message).toContain('could not be measured just now');
   });
 
   it('refuses every count an agent can write that would read the whole file, however large or odd', async () => {

@@ -86,6 +86,7 @@ const READ_GUARD: Record<string, string> = {
   bad_path: 'refused: the path argument is not one plain path',
   outside_roots: 'refused: a whole-file read outside the read roots',
   lines_over: 'refused: the lines asked for take more than the ceiling',
+  lines_unmeasured: 'refused: the lines asked for could not be measured in a file over the ceiling',
   over: 'a whole file over the ceiling',
   under: 'a whole file within the ceiling',
 };

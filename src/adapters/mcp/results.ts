@@ -32,7 +32,7 @@ export function refusalResult(decision: Decision): CallToolResult {
   const detail: NotForwarded = {
     check,
     code: refusalCode({ ...decision, check }),
-    reason: decision.reason ?? (decision.readGuard?.status === 'lines_over' ? 'lines_too_large' : REASONS[check]) ?? 'refused',
+    reason: decision.reason ?? (decision.readGuard?.status?.startsWith('lines_') ? 'lines_too_large' : REASONS[check]) ?? 'refused',
   };
   return errorResult(decision.message ?? detail.code, detail);
 }
