@@ -81,11 +81,24 @@ line_args := object.get(spec, "lines", {})
 # given_lines are the line counts the call asks for, each a part as
 # given_ranges are: more lines than the ceiling has bytes take more than it
 # (each line but the last ends in a newline) or are the whole file. The
-# first N lines start after the lines an offset skips.
+# first N lines start after the lines an offset skips, so a call whose
+# start is not one plain line number asks for lines nobody can place.
 given_lines := [object.union({"from": end, "count": args[a]}, skip_part(end)) |
+	one_start
 	some end, a in line_args
 	asks_part(args[a])
 ]
+
+# one_start holds when the call starts at the beginning, or at one line
+# number (every start it gives is that number).
+default one_start := false
+
+one_start if count(starts) == 0
+
+one_start if {
+	skipping
+	count({n | some n in starts}) == 1
+}
 
 skip_part(end) := {"skip": skipped} if {
 	end == "head"
@@ -257,7 +270,8 @@ default unmeasured := []
 
 unmeasured := [p | some p in paths; big(p); not measured(p)] if lined
 
-unchecked := array.concat([p | some p in paths; not fact(p)], unmeasured)
+# unchecked are the paths the host must still look up, each named once.
+unchecked := sort({p | some p in paths; not fact(p)} | {p | some p in unmeasured})
 
 outside := [p | some p in paths; fact(p).kind == "outside"]
 

@@ -427,3 +427,28 @@ test_the_smallest_start_counts if {
 	check_at({"path": "big.log", "offset": 100000}).status == "over"
 	check_at({"path": "big.log", "offset": null, "line": 4950}).status == "under"
 }
+
+test_lines_from_a_start_nobody_can_place_are_no_part if {
+	# a start that is not a whole number from 1, or two different ones, leaves the lines unplaced:
+	# the call is checked as a read of the rest of the file
+	every args in [
+		{"file_path": "big.log", "offset": 11.5, "limit": 5},
+		{"file_path": "big.log", "offset": "11", "limit": 5},
+		{"file_path": "big.log", "offset": -11, "limit": 5},
+		{"file_path": "big.log", "offset": 0, "limit": 5},
+	] {
+		window(args, big).status == "over"
+	}
+	two := object.union(window_rules, {"readGuard": {"tools": {"Read": {"skip": ["offset", "line"]}}}})
+	v := read_guard.verdict with input as fs_call("Read", {"file_path": "big.log", "offset": 1, "line": 11, "limit": 5}, big)
+		with data.plangate.rules as two
+	v.status == "over"
+	same := read_guard.needs with input as fs_call("Read", {"file_path": "big.log", "offset": 11, "line": 11, "limit": 5}, big)
+		with data.plangate.rules as two
+	same.spans == [{"from": "head", "count": 5, "skip": 10}]
+}
+
+test_a_path_named_twice_is_looked_up_once if {
+	needs := read_guard.needs with input as fs_call("read_multiple_files", {"paths": ["b", "a", "b"]}, {}) with data.plangate.rules as gx.rules
+	needs == {"files": ["a", "b"]}
+}

@@ -5,15 +5,21 @@
  * Counted as the reference filesystem server cuts them: the first N lines
  * end before the Nth newline, the last N lines start after the Nth newline
  * from the end, and a file with fewer newlines is taken whole. Bounded
- * work: at most `upTo` + 2 bytes are read to measure, and at most
- * {@link MAX_SKIP_BYTES} to find where skipped lines end.
+ * work: at most `upTo` + 2 bytes are read to measure, and to find where
+ * skipped lines end at most what is left of a budget shared by the call's
+ * measures ({@link MAX_SKIP_BYTES} unless given).
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { LineCount } from '../core/types.js';
 
-/** How far into a file skipped lines are looked for; deeper, the lines cannot be measured. */
+/** How many bytes one call's measures may read to find where skipped lines end; past that, the lines cannot be measured. */
 export const MAX_SKIP_BYTES = 64 * 1024 * 1024;
+
+/** What is left of a call's budget for finding where skipped lines end, shared by its measures. */
+export interface SkipBudget {
+  bytes: number;
+}
 
 const CHUNK = 64 * 1024;
 const NEWLINE = 0x0a;
@@ -24,18 +30,18 @@ const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
  * The bytes `lines` take in the file at `path` (a regular file the caller
  * has resolved): exact up to `upTo`, `upTo + 1` when they take more.
  * Rejects when the file cannot be read as a regular file now, or the
- * skipped lines end more than {@link MAX_SKIP_BYTES} into it.
+ * skipped lines do not end within what is left of `budget`.
  *
  * @example
  * await lineSpanBytes('/srv/repo/big.log', { from: 'head', count: 10 }, 1048576) // 812
  */
-export async function lineSpanBytes(path: string, lines: LineCount, upTo: number): Promise<number> {
+export async function lineSpanBytes(path: string, lines: LineCount, upTo: number, budget: SkipBudget = { bytes: MAX_SKIP_BYTES }): Promise<number> {
   const handle = await open(path, FLAGS);
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new Error(`${path} is no longer a regular file`);
     if (lines.from === 'tail') return Math.min((await tailBytes(handle, stats.size, lines.count, upTo + 2)) ?? stats.size, upTo + 1);
-    const start = lines.skip ? await afterLines(handle, lines.skip) : 0;
+    const start = lines.skip ? await afterLines(handle, lines.skip, budget) : 0;
     if (start === undefined) return 0; // fewer lines than the offset skips: nothing is read
     return Math.min(await headBytes(handle, start, stats.size, lines.count, upTo + 1), upTo + 1);
   } finally {
@@ -45,13 +51,19 @@ export async function lineSpanBytes(path: string, lines: LineCount, upTo: number
 
 type Handle = Awaited<ReturnType<typeof open>>;
 
-/** Calls `each` with the position of every newline from `from` on, until it returns true, the file ends or `within` bytes are read. */
-async function scan(handle: Handle, from: number, within: number, each: (at: number) => boolean): Promise<number | undefined> {
-  const buffer = Buffer.allocUnsafe(Math.min(CHUNK, within));
+/**
+ * Calls `each` with the position of every newline from `from` on, until it
+ * returns true (its position), the file ends (undefined) or `within` bytes
+ * are read (infinity); with a `budget`, every byte read is taken from it too.
+ */
+async function scan(handle: Handle, from: number, within: number, each: (at: number) => boolean, budget?: SkipBudget): Promise<number | undefined> {
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, within)));
   let position = from;
-  while (position - from < within) {
-    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, within - (position - from)), position);
+  while (position - from < within && (budget === undefined || budget.bytes > 0)) {
+    const length = Math.min(buffer.length, within - (position - from), budget?.bytes ?? Number.POSITIVE_INFINITY);
+    const { bytesRead } = await handle.read(buffer, 0, length, position);
     if (bytesRead === 0) return undefined;
+    if (budget) budget.bytes -= bytesRead;
     for (let i = buffer.indexOf(NEWLINE); i !== -1 && i < bytesRead; i = buffer.indexOf(NEWLINE, i + 1)) {
       if (each(position + i)) return position + i;
     }
@@ -61,10 +73,10 @@ async function scan(handle: Handle, from: number, within: number, each: (at: num
 }
 
 /** Where the line after the first `skip` lines starts; undefined when the file has no more lines. */
-async function afterLines(handle: Handle, skip: number): Promise<number | undefined> {
+async function afterLines(handle: Handle, skip: number, budget: SkipBudget): Promise<number | undefined> {
   let seen = 0;
-  const at = await scan(handle, 0, MAX_SKIP_BYTES, () => ++seen === skip);
-  if (at === Number.POSITIVE_INFINITY) throw new Error(`the lines skipped end more than ${MAX_SKIP_BYTES} bytes into the file`);
+  const at = await scan(handle, 0, Number.POSITIVE_INFINITY, () => ++seen === skip, budget);
+  if (at === Number.POSITIVE_INFINITY) throw new Error('the lines skipped do not end within the bytes a call may read to find them');
   return at === undefined ? undefined : at + 1;
 }
 

@@ -9,7 +9,7 @@ import type { Decision, Explanation, FileFact, PolicyInput } from '../core/types
 import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import { fileFact } from './files.js';
-import { lineSpanBytes } from './lines.js';
+import { lineSpanBytes, MAX_SKIP_BYTES, type SkipBudget } from './lines.js';
 import { isoTime } from './iso.js';
 
 /** Where each gathered path resolved to: for the audit only, never the policy. */
@@ -63,14 +63,17 @@ function wantsFiles(first: { needs?: Decision['needs'] }): boolean {
  * measure (`spans`).
  */
 async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyInput, roots: Roots, resolutions: Resolutions): Promise<void> {
-  const { files: wanted = [], spans = [], upTo = 0 } = first.needs ?? {};
+  const { files: asked = [], spans = [], upTo = 0 } = first.needs ?? {};
+  const wanted = [...new Set(asked)];
   const inside = typeof roots === 'function' ? roots() : roots;
+  // One budget for the whole call: however many paths and spans it asks for, skipped lines are looked for in 64 MiB at most.
+  const budget: SkipBudget = { bytes: MAX_SKIP_BYTES };
   const gathered = await Promise.all(wanted.map(async (p) => {
     const g = await fileFact(inside, p);
     if (spans.length === 0 || g.fact.kind !== 'file' || g.fact.size <= upTo || g.resolved === undefined) return g;
     const resolved = g.resolved;
     // Lines that cannot be measured now (the file gone, unreadable, no longer a regular file) are null: refused.
-    const measured = await Promise.all(spans.map((l) => lineSpanBytes(resolved, l, upTo).then((bytes) => ({ ...l, bytes }), () => ({ ...l, bytes: null }))));
+    const measured = await Promise.all(spans.map((l) => lineSpanBytes(resolved, l, upTo, budget).then((bytes) => ({ ...l, bytes }), () => ({ ...l, bytes: null }))));
     return { ...g, fact: { ...g.fact, spans: measured } };
   }));
   const files: Record<string, FileFact> = Object.create(null);

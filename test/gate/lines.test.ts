@@ -98,7 +98,14 @@ describe('lineSpanBytes', () => {
     const deep = join(dir, 'deep.bin');
     writeFileSync(deep, '');
     truncateSync(deep, MAX_SKIP_BYTES + 1024); // sparse zeros: no newline before the limit
-    await expect(lineSpanBytes(deep, { from: 'head', count: 1, skip: 1 }, 100)).rejects.toThrow(/more than/);
+    await expect(lineSpanBytes(deep, { from: 'head', count: 1, skip: 1 }, 100)).rejects.toThrow(/do not end within/);
+    // The budget is the call's, shared by its measures: once one has spent it, the next cannot look.
+    const lined = join(dir, 'lined.txt');
+    writeFileSync(lined, 'x'.repeat(900) + '\n' + 'y\n'.repeat(10));
+    const budget = { bytes: 1000 };
+    expect(await lineSpanBytes(lined, { from: 'head', count: 2, skip: 1 }, 100, budget)).toBe(3);
+    expect(budget.bytes).toBe(1000 - 921); // the whole file, read in one go
+    await expect(lineSpanBytes(lined, { from: 'head', count: 1, skip: 1 }, 100, budget)).rejects.toThrow(/do not end within/);
     const fifo = join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
     // A FIFO swapped in for the file is never waited on.
