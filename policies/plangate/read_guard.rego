@@ -96,8 +96,8 @@ default one_start := false
 one_start if count(starts) == 0
 
 one_start if {
-	skipping
-	count({n | some n in starts}) == 1
+	placed
+	count({max([n - 1, 0]) | some n in starts}) == 1
 }
 
 skip_part(end) := {"skip": skipped} if {
@@ -112,15 +112,16 @@ skip_args := object.get(spec, "skip", [])
 # starts are the values the call gives its skip arguments.
 starts := [args[a] | some a in skip_args; args[a] != null]
 
-# skipping holds when the call starts into the file: every start it gives is
-# a whole number from 1 (anything else may start at the beginning).
-default skipping := false
+# placed holds when the call says where it starts: every start it gives is
+# a whole number from 0 (anything else may start anywhere, the beginning
+# included).
+default placed := false
 
-skipping if {
+placed if {
 	count(starts) > 0
 	every n in starts {
 		is_number(n)
-		n >= 1
+		n >= 0
 		n <= max_safe
 		floor(n) == n
 	}
@@ -134,7 +135,14 @@ max_safe := 9007199254740991
 # at least a byte, so as bytes this never counts too much).
 default skipped := 0
 
-skipped := min(starts) - 1 if skipping
+skipped := max([min(starts) - 1, 0]) if placed
+
+# unplaced_lines holds for a call that counts lines from a start nobody can place.
+unplaced_lines if {
+	not one_start
+	some a in line_args
+	asks_part(args[a])
+}
 
 default lined := false
 
@@ -247,21 +255,21 @@ big(p) if {
 # span(p, l) is the host's measure of the lines l asks for in file p, in
 # bytes (exact up to the ceiling, one more than the ceiling beyond it), or
 # null when the host could not measure them.
-span(p, l) := s.bytes if {
+span(p, l) := [s.bytes |
 	some s in fact(p).spans
 	s.from == l.from
 	s.count == l.count
 	object.get(s, "skip", 0) == object.get(l, "skip", 0)
 	measure(s.bytes)
-}
+][0]
 
 measure(b) if is_number(b)
 
-measure(null)
+measure(b) if is_null(b)
 
 measured(p) if {
 	every l in given_lines {
-		span(p, l)
+		measure(span(p, l))
 	}
 }
 
@@ -280,8 +288,9 @@ long := [object.union(l, {"path": p}) |
 	some p in paths
 	big(p)
 	some l in given_lines
-	is_number(span(p, l))
-	span(p, l) > max_bytes
+	bytes := span(p, l)
+	is_number(bytes)
+	bytes > max_bytes
 ]
 
 # unmeasurable are the asked line spans the host could not measure: the
@@ -290,7 +299,7 @@ unmeasurable := [object.union(l, {"path": p}) |
 	some p in paths
 	big(p)
 	some l in given_lines
-	span(p, l) == null
+	is_null(span(p, l))
 ]
 
 # rest(p) is at most how much of file p the call reads from where it starts;
@@ -383,23 +392,36 @@ size_phrase(p) := concat("", [
 	"all of ", p, " (", format_int(fact(p).size, 10), " bytes, ",
 	format_int(fact(p).size - max_bytes, 10), " over)",
 ]) if {
-	not skipping
+	not placed
 } else := concat("", [
-	"the rest of ", p, " from ", [a | some a in skip_args; args[a] == skipped + 1][0], " ", format_int(skipped + 1, 10),
+	"the rest of ", p, " from ", [a | some a in skip_args; args[a] == min(starts)][0], " ", format_int(min(starts), 10),
 	" on (up to ", format_int(rest(p), 10), " bytes, ", format_int(rest(p) - max_bytes, 10), " over)",
 ])
+
+# advice is what to do instead of a read over the ceiling.
+advice := concat("", [
+	"Give ", concat(" and ", skip_args), " as one whole line number to start from, or leave it out",
+]) if {
+	unplaced_lines
+} else := concat("", ["Sample it instead — ", slice_phrase, " — or search it for what you need, then carry on"])
+
+# range_phrase offers the range arguments, which ask for a part wherever the file is.
+range_phrase := concat("", [", or pass ", concat(" or ", range_args), " to read a part of it"]) if {
+	count(range_args) > 0
+} else := ""
 
 end_phrase := {"head": "first", "tail": "last"}
 
 lines_phrase(l) := concat("", ["the ", end_phrase[l.from], " ", format_int(l.count, 10), " lines of ", l.path, from_phrase(l)])
 
-from_phrase(l) := concat("", [" from line ", format_int(l.skip + 1, 10), " on"]) if l.skip
+from_phrase(l) := concat("", [" from line ", format_int(l.skip + 1, 10), " on"]) if is_number(l.skip)
 
 else := ""
 
 message := concat("", [
-	code, " — ", lines_phrase(unmeasurable[0]), " could not be measured just now, so plangate cannot tell ",
-	"whether they take more than ", ceiling_phrase, ". Ask for fewer lines, or search it for what you need.",
+	code, " — plangate could not measure ", lines_phrase(unmeasurable[0]), " (the file could not be read, ",
+	"or the lines before them run on too far), so it cannot tell whether they take more than ", ceiling_phrase,
+	". Ask for fewer lines nearer the start, or search it for what you need.",
 ]) if {
 	status == "lines_unmeasured"
 } else := concat("", [
@@ -409,12 +431,12 @@ message := concat("", [
 	status == "lines_over"
 } else := concat("", [
 	code, " — this call reads ", concat(", ", [size_phrase(p) | some p in over]), ", more than ",
-	ceiling_phrase, ". Sample it instead — ", slice_phrase, " — or search it for what you need, then carry on.",
+	ceiling_phrase, ". ", advice, ".",
 ]) if {
 	status == "over"
 } else := concat("", [
 	code, " — ", concat(", ", outside), " is outside the directories plangate may look at, so it cannot ",
-	"check the size of a whole-file read there. Read a file inside them, or ", slice_phrase, ".",
+	"check the size of a whole-file read there. Read a file inside them", range_phrase, ".",
 ]) if {
 	status == "outside_roots"
 	not lined

@@ -348,10 +348,13 @@ test_an_offset_alone_reads_the_rest_of_the_file if {
 	at_check({"path": "big.log", "offset": 1, "limit": 50}).status == "ranged"
 
 	# an offset that is not a whole number from 1 starts at the beginning
-	every v in [0, -5, 2.5, "4900", null, [4900]] {
+	every v in [-5, 2.5, "4900", null, [4900]] {
 		at_check({"path": "big.log", "offset": v}).status == "over"
 		startswith(at_message({"path": "big.log", "offset": v}), "read_guard:fs.read_at — this call reads all of big.log")
 	}
+
+	# an offset of 0 starts at the beginning
+	contains(at_message({"path": "big.log", "offset": 0}), "this call reads the rest of big.log from offset 0 on (up to 5000 bytes")
 
 	# an offset withheld for its size is refused like any guarded argument
 	call := object.union(fs_call("fs.read_at", {"path": "big.log"}, big), {"call": {"omittedArgs": ["offset"]}})
@@ -368,9 +371,10 @@ test_lines_the_host_could_not_measure_are_refused if {
 	v.lines == [{"path": "big.log", "from": "head", "count": 10}]
 	m := read_guard.message with input as fs_call("read_text_file", args, facts) with data.plangate.rules as gx.rules
 	m == concat("", [
-		"read_guard:read_text_file — the first 10 lines of big.log could not be measured just now, so plangate cannot ",
-		"tell whether they take more than the 100-byte ceiling for whole-file reads set by profile strict ",
-		"(rules/planning.yaml:9:5). Ask for fewer lines, or search it for what you need.",
+		"read_guard:read_text_file — plangate could not measure the first 10 lines of big.log (the file could not be read, ",
+		"or the lines before them run on too far), so it cannot tell whether they take more than the 100-byte ceiling ",
+		"for whole-file reads set by profile strict (rules/planning.yaml:9:5). Ask for fewer lines nearer the start, ",
+		"or search it for what you need.",
 	])
 }
 
@@ -435,10 +439,14 @@ test_lines_from_a_start_nobody_can_place_are_no_part if {
 		{"file_path": "big.log", "offset": 11.5, "limit": 5},
 		{"file_path": "big.log", "offset": "11", "limit": 5},
 		{"file_path": "big.log", "offset": -11, "limit": 5},
-		{"file_path": "big.log", "offset": 0, "limit": 5},
 	] {
 		window(args, big).status == "over"
+		m := read_guard.message with input as fs_call("Read", args, big) with data.plangate.rules as window_rules
+		contains(m, "Give offset as one whole line number to start from, or leave it out.")
 	}
+
+	# 0 and 1 both start at the first line
+	window_needs({"file_path": "big.log", "offset": 0, "limit": 5}).spans == [{"from": "head", "count": 5}]
 	two := object.union(window_rules, {"readGuard": {"tools": {"Read": {"skip": ["offset", "line"]}}}})
 	v := read_guard.verdict with input as fs_call("Read", {"file_path": "big.log", "offset": 1, "line": 11, "limit": 5}, big)
 		with data.plangate.rules as two
@@ -451,4 +459,11 @@ test_lines_from_a_start_nobody_can_place_are_no_part if {
 test_a_path_named_twice_is_looked_up_once if {
 	needs := read_guard.needs with input as fs_call("read_multiple_files", {"paths": ["b", "a", "b"]}, {}) with data.plangate.rules as gx.rules
 	needs == {"files": ["a", "b"]}
+}
+
+test_outside_the_roots_only_a_range_is_offered if {
+	# the filesystem server's line counts are refused outside the roots too: not offered
+	outside := gx.fact("/etc/passwd", "outside")
+	m := read_guard.message with input as fs_call("read_text_file", {"path": "/etc/passwd"}, outside) with data.plangate.rules as gx.rules
+	endswith(m, "check the size of a whole-file read there. Read a file inside them.")
 }

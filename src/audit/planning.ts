@@ -77,7 +77,7 @@ export interface PlanningHoldBlocked {
   holdKind: HoldKind;
 }
 
-/** A whole-file read over the ceiling, refused by the read guard: one event per refused attempt. */
+/** A read over the ceiling (or one the guard cannot vouch for), refused by the read guard: one event per refused attempt. */
 export interface ReadGuardBlocked {
   type: 'ReadGuardBlocked';
   time: string;
@@ -87,7 +87,11 @@ export interface ReadGuardBlocked {
   /** `read_guard:<tool>`. */
   code: string;
   runId: string | null;
-  /** Why: `over` the ceiling, `outside_roots`, `bad_path` (not one plain path) or `withheld` (too large for the policy). */
+  /**
+   * Why: `over` the ceiling, `lines_over` (the lines asked for take more),
+   * `lines_unmeasured` (they could not be measured), `outside_roots`,
+   * `bad_path` (not one plain path) or `withheld` (too large for the policy).
+   */
   reason: string;
   /** The path that decided it as the call gave it (null when there is no plain path), and as the host resolved it. */
   path: string | null;
@@ -97,6 +101,8 @@ export interface ReadGuardBlocked {
   maxBytes: number;
   /** Every path of a tool that reads several files, with what the host found. */
   files?: Array<{ path: string; kind: string; resolved: string | null; sizeBytes: number | null }>;
+  /** For `lines_over` and `lines_unmeasured`: the lines asked for, with the bytes measured (null: not measured). */
+  lines?: Array<{ path: string; from: 'head' | 'tail'; count: number; skip?: number; bytes: number | null }>;
 }
 
 export type PlanningAuditEvent =
@@ -137,6 +143,7 @@ export function toPlanningRecord(event: PlanningAuditEvent): PlanningAuditEvent 
         type: event.type, time, agent, crew: event.crew, tool: event.tool, code: event.code, runId: event.runId,
         reason: event.reason, path: event.path, resolved: event.resolved, sizeBytes: event.sizeBytes, maxBytes: event.maxBytes,
         ...(event.files ? { files: event.files.map((f) => ({ path: f.path, kind: f.kind, resolved: f.resolved, sizeBytes: f.sizeBytes })) } : {}),
+        ...(event.lines ? { lines: event.lines.map((l) => ({ path: l.path, from: l.from, count: l.count, ...(l.skip !== undefined ? { skip: l.skip } : {}), bytes: l.bytes })) } : {}),
       };
     default: {
       const unknownType: unknown = (event as { type?: unknown }).type;

@@ -41,8 +41,8 @@ export async function lineSpanBytes(path: string, lines: LineCount, upTo: number
     const stats = await handle.stat();
     if (!stats.isFile()) throw new Error(`${path} is no longer a regular file`);
     if (lines.from === 'tail') return Math.min((await tailBytes(handle, stats.size, lines.count, upTo + 2)) ?? stats.size, upTo + 1);
-    const start = lines.skip ? await afterLines(handle, lines.skip, budget) : 0;
-    if (start === undefined) return 0; // fewer lines than the offset skips: nothing is read
+    // Fewer lines than the offset skips: a tool may wrap the offset around, so measure from the start.
+    const start = (lines.skip ? await afterLines(handle, lines.skip, budget) : 0) ?? 0;
     return Math.min(await headBytes(handle, start, stats.size, lines.count, upTo + 1), upTo + 1);
   } finally {
     await handle.close();
@@ -61,9 +61,11 @@ async function scan(handle: Handle, from: number, within: number, each: (at: num
   let position = from;
   while (position - from < within && (budget === undefined || budget.bytes > 0)) {
     const length = Math.min(buffer.length, within - (position - from), budget?.bytes ?? Number.POSITIVE_INFINITY);
+    // Taken from the budget before the read and what was not read given back, so measures at once never overspend it.
+    if (budget) budget.bytes -= length;
     const { bytesRead } = await handle.read(buffer, 0, length, position);
+    if (budget) budget.bytes += length - bytesRead;
     if (bytesRead === 0) return undefined;
-    if (budget) budget.bytes -= bytesRead;
     for (let i = buffer.indexOf(NEWLINE); i !== -1 && i < bytesRead; i = buffer.indexOf(NEWLINE, i + 1)) {
       if (each(position + i)) return position + i;
     }

@@ -5,7 +5,7 @@
  * the policy's answer (`decision.check`); nothing here re-decides.
  */
 import { CallRefusedError, ErrorCode, PlanRequiredError, refusalCode } from '../core/errors.js';
-import type { Decision, Explanation, FileFact, PolicyInput } from '../core/types.js';
+import type { Decision, Explanation, FileFact, LineCount, PolicyInput } from '../core/types.js';
 import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import { fileFact } from './files.js';
@@ -70,8 +70,9 @@ async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyIn
   const budget: SkipBudget = { bytes: MAX_SKIP_BYTES };
   const gathered = await Promise.all(wanted.map(async (p) => {
     const g = await fileFact(inside, p);
-    if (spans.length === 0 || g.fact.kind !== 'file' || g.fact.size <= upTo || g.resolved === undefined) return g;
+    if (spans.length === 0 || g.fact.kind !== 'file' || g.fact.size <= upTo) return g;
     const resolved = g.resolved;
+    if (resolved === undefined) return { ...g, fact: { ...g.fact, spans: spans.map((l) => ({ ...l, bytes: null })) } };
     // Lines that cannot be measured now (the file gone, unreadable, no longer a regular file) are null: refused.
     const measured = await Promise.all(spans.map((l) => lineSpanBytes(resolved, l, upTo, budget).then((bytes) => ({ ...l, bytes }), () => ({ ...l, bytes: null }))));
     return { ...g, fact: { ...g.fact, spans: measured } };
@@ -115,7 +116,8 @@ export function planningRefusalEvent(input: PolicyInput, decision: Decision, res
     const verdict = decision.readGuard ?? decision.checks?.readGuard;
     const facts = verdict?.files ?? [];
     const maxBytes = verdict?.maxBytes ?? 0;
-    const deciding = facts.find((f) => f.kind === 'outside') ?? facts.find((f) => f.kind === 'file' && f.size > maxBytes);
+    const asked = verdict?.lines ?? [];
+    const deciding = facts.find((f) => f.path === asked[0]?.path) ?? facts.find((f) => f.kind === 'outside') ?? facts.find((f) => f.kind === 'file' && f.size > maxBytes);
     const size = (f: FileFact | undefined): number | null => (f?.kind === 'file' ? f.size : null);
     const event: ReadGuardBlocked = {
       type: 'ReadGuardBlocked',
@@ -126,10 +128,18 @@ export function planningRefusalEvent(input: PolicyInput, decision: Decision, res
       sizeBytes: size(deciding),
       maxBytes,
       ...(verdict?.paths ? { files: facts.map((f) => ({ path: f.path, kind: f.kind, resolved: resolutions.get(f.path) ?? null, sizeBytes: size(f) })) } : {}),
+      ...(asked.length > 0 ? { lines: asked.map((l) => ({ ...l, bytes: measuredBytes(facts, l) })) } : {}),
     };
     return event;
   }
   return undefined;
+}
+
+/** The bytes the host measured for the lines `l` asks for in its path, null when it could not. */
+function measuredBytes(facts: readonly FileFact[], l: LineCount & { path: string }): number | null {
+  const fact = facts.find((f) => f.path === l.path);
+  const span = fact?.kind === 'file' ? fact.spans?.find((s) => s.from === l.from && s.count === l.count && (s.skip ?? 0) === (l.skip ?? 0)) : undefined;
+  return span?.bytes ?? null;
 }
 
 /**

@@ -21,7 +21,10 @@ const lineCount = fc.oneof(fc.integer({ min: 1, max: 5000 }), fc.constantFrom(0,
 
 /** What the host measured of the lines asked for: the right ones, other ones, or none. */
 const spans = fc.array(
-  fc.record({ from: fc.constantFrom('head', 'tail'), count: fc.integer({ min: 1, max: 5000 }), bytes: fc.integer({ min: 0, max: 2_000_000 }) }),
+  fc.record(
+    { from: fc.constantFrom('head', 'tail'), count: fc.integer({ min: 1, max: 5000 }), skip: fc.integer({ min: 1, max: 99 }), bytes: fc.option(fc.integer({ min: 0, max: 2_000_000 }), { nil: null }) },
+    { requiredKeys: ['from', 'count', 'bytes'] },
+  ),
   { maxLength: 2 },
 );
 
@@ -106,7 +109,7 @@ export const decisionInput = fc
   }));
 
 /** The spans of the lines `args` asks for, with the bytes of `given` (as the host would measure them). */
-function asked(args: { head?: unknown; tail?: unknown }, given: Array<{ bytes: number }>): Array<{ from: string; count: unknown; bytes: number }> {
+function asked(args: { head?: unknown; tail?: unknown }, given: Array<{ bytes: number | null }>): Array<{ from: string; count: unknown; bytes: number | null }> {
   const ends = (['head', 'tail'] as const).filter((end) => Number.isInteger(args[end]) && (args[end] as number) >= 1);
   return ends.map((end, i) => ({ from: end, count: args[end], bytes: given[i]?.bytes ?? 0 }));
 }

@@ -137,7 +137,10 @@ describe('read guard', () => {
     expect(many).toMatchObject({ allowed: false, check: 'read_guard', code: 'read_guard:fs.head' });
     expect(many.checks?.readGuard).toMatchObject({ status: 'lines_over', lines: [{ path: 'lines.log', from: 'tail', count: 26_216 }] });
     expect(many.message).toContain('the last 26216 lines of lines.log take more than the 1048576-byte ceiling');
-    expect(w.audit.events).toMatchObject([{ type: 'ReadGuardBlocked', reason: 'lines_over', path: 'lines.log', sizeBytes: 1_600_000 }]);
+    expect(w.audit.events).toMatchObject([{
+      type: 'ReadGuardBlocked', reason: 'lines_over', path: 'lines.log', sizeBytes: 1_600_000,
+      lines: [{ path: 'lines.log', from: 'tail', count: 26_216, bytes: MIB + 1 }],
+    }]);
     // big.log is 5 MiB of zero bytes: no newline at all, so one line is the whole file.
     expect(await decideExplained(w.gate, head('big.log', { n: 1 }))).toMatchObject({ allowed: false, check: 'read_guard' });
     // A file at or under the ceiling is not measured.
@@ -150,19 +153,21 @@ describe('read guard', () => {
     // Lines from 39,001 on: 1,000 of them are 40,000 bytes, 26,215 are over the ceiling.
     const few = await decideExplained(w.gate, readAt('lines.log', { offset: 39_001, limit: 999 }));
     expect(few.checks?.readGuard).toMatchObject({ status: 'ranged', files: [{ spans: [{ from: 'head', count: 999, skip: 39_000, bytes: 39_959 }] }] });
-    // Past the last line, nothing is read.
-    expect((await decideExplained(w.gate, readAt('lines.log', { offset: 50_000, limit: 1000 }))).allowed).toBe(true);
+    // Past the last line, a tool may wrap the offset around: the lines are measured from the start.
+    expect((await decideExplained(w.gate, readAt('lines.log', { offset: 50_000, limit: 1000 }))).checks?.readGuard)
+      .toMatchObject({ status: 'ranged', files: [{ spans: [{ count: 1000, skip: 49_999, bytes: 39_999 }] }] });
     const many = await decideExplained(w.gate, readAt('lines.log', { offset: 2, limit: 26_215 }));
     expect(many).toMatchObject({ allowed: false, check: 'read_guard' });
     expect(many.message).toContain('the first 26215 lines of lines.log from line 2 on take more than');
-    // big.log has no newline in its 5 MiB: the lines before offset 2 never end, so nothing can be vouched for.
+    // deep.log has no newline in its first 64 MiB: the line before offset 2 never ends there, so nothing can be vouched for.
     const deep = join(dir, 'deep.log');
     writeFileSync(deep, '');
     truncateSync(deep, MAX_SKIP_BYTES + MIB);
     const unmeasured = await decideExplained(w.gate, readAt('deep.log', { offset: 2, limit: 10 }));
     expect(unmeasured).toMatchObject({ allowed: false, check: 'read_guard' });
     expect(unmeasured.checks?.readGuard).toMatchObject({ status: 'lines_unmeasured', lines: [{ path: 'deep.log', from: 'head', count: 10, skip: 1 }] });
-    expect(unmeasured.message).toContain('could not be measured just now');
+    expect(unmeasured.message).toContain('plangate could not measure the first 10 lines of deep.log from line 2 on');
+    expect(w.audit.events.at(-1)).toMatchObject({ reason: 'lines_unmeasured', path: 'deep.log', lines: [{ path: 'deep.log', count: 10, skip: 1, bytes: null }] });
   });
 
   it('refuses every count an agent can write that would read the whole file, however large or odd', async () => {

@@ -87,7 +87,7 @@ const READ_GUARD: Record<string, string> = {
   outside_roots: 'refused: a whole-file read outside the read roots',
   lines_over: 'refused: the lines asked for take more than the ceiling',
   lines_unmeasured: 'refused: the lines asked for could not be measured in a file over the ceiling',
-  over: 'a whole file over the ceiling',
+  over: 'refused: over the ceiling (the whole file, or the rest of it from an offset)',
   under: 'a whole file within the ceiling',
 };
 

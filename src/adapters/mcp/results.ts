@@ -21,6 +21,9 @@ export interface NotForwarded {
 /** Why each check refuses, where the policy gives no finer reason. */
 const REASONS: Record<string, string> = { planning_hold: 'held', read_guard: 'whole_file_too_large' };
 
+/** The read guard's finer reasons, by its status. */
+const READ_GUARD_REASONS: Record<string, string> = { lines_over: 'lines_too_large', lines_unmeasured: 'lines_unmeasured' };
+
 /**
  * The tool result of a refused decision: the instruction as text, the code in `structuredContent`.
  *
@@ -32,7 +35,7 @@ export function refusalResult(decision: Decision): CallToolResult {
   const detail: NotForwarded = {
     check,
     code: refusalCode({ ...decision, check }),
-    reason: decision.reason ?? (decision.readGuard?.status?.startsWith('lines_') ? 'lines_too_large' : REASONS[check]) ?? 'refused',
+    reason: decision.reason ?? READ_GUARD_REASONS[decision.readGuard?.status ?? ''] ?? REASONS[check] ?? 'refused',
   };
   return errorResult(decision.message ?? detail.code, detail);
 }

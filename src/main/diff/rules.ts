@@ -82,7 +82,10 @@ function flatten(data: RulesData, sources: readonly RuleSource[]): Map<string, S
   for (const [id, pick] of Object.entries(gate?.agents ?? {})) put(`agent:${id}`, 'profile', pick.profile, pick.source);
   for (const [tool, t] of Object.entries(data.readGuard?.tools ?? {})) {
     put(`readGuard:${tool}`, 'path', t.path, t.source);
+    put(`readGuard:${tool}`, 'paths', t.paths, t.source);
     put(`readGuard:${tool}`, 'range', t.range, t.source);
+    put(`readGuard:${tool}`, 'lines', t.lines, t.source);
+    put(`readGuard:${tool}`, 'skip', t.skip, t.source);
   }
   // Any other section (such as \`runs\`): each setting of it, with the section's source.
   for (const [section, body] of Object.entries(data as unknown as Record<string, unknown>)) {
