@@ -15,7 +15,8 @@ import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
 import { isoTime } from './iso.js';
 import { KnownHolds } from './known-holds.js';
-import { decideWithFacts, explainWithFacts, planningRefusalEvent, refusalError, type Resolutions } from './refusals.js';
+import { planningRefusalEvent, refusalError } from './refusals.js';
+import { decideWithFacts, explainWithFacts, type Resolutions } from './with-facts.js';
 import { createRuns, type Delegations, type Runs } from './runs.js';
 import { checkAgentPost } from './posting.js';
 

@@ -43,7 +43,7 @@ export async function lineSpanBytes(path: string, lines: LineCount, upTo: number
     if (lines.from === 'tail') return Math.min((await tailBytes(handle, stats.size, lines.count, upTo + 2)) ?? stats.size, upTo + 1);
     // Fewer lines than the offset skips: a tool may wrap the offset around, so measure from the start.
     const start = (lines.skip ? await afterLines(handle, lines.skip, budget) : 0) ?? 0;
-    return Math.min(await headBytes(handle, start, stats.size, lines.count, upTo + 1), upTo + 1);
+    return Math.min(await headBytes(handle, start, lines.count, upTo + 1), upTo + 1);
   } finally {
     await handle.close();
   }
@@ -51,12 +51,15 @@ export async function lineSpanBytes(path: string, lines: LineCount, upTo: number
 
 type Handle = Awaited<ReturnType<typeof open>>;
 
+/** Where a scan stopped: at the newline it looked for, at the file's end, or at its limit. */
+type Stop = { newline: number } | { end: number } | 'limit';
+
 /**
  * Calls `each` with the position of every newline from `from` on, until it
- * returns true (its position), the file ends (undefined) or `within` bytes
- * are read (infinity); with a `budget`, every byte read is taken from it too.
+ * returns true, the file ends or `within` bytes are read; with a `budget`,
+ * every byte read is taken from it too.
  */
-async function scan(handle: Handle, from: number, within: number, each: (at: number) => boolean, budget?: SkipBudget): Promise<number | undefined> {
+async function scan(handle: Handle, from: number, within: number, each: (at: number) => boolean, budget?: SkipBudget): Promise<Stop> {
   const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, within)));
   let position = from;
   while (position - from < within && (budget === undefined || budget.bytes > 0)) {
@@ -65,29 +68,30 @@ async function scan(handle: Handle, from: number, within: number, each: (at: num
     if (budget) budget.bytes -= length;
     const { bytesRead } = await handle.read(buffer, 0, length, position);
     if (budget) budget.bytes += length - bytesRead;
-    if (bytesRead === 0) return undefined;
-    for (let i = buffer.indexOf(NEWLINE); i !== -1 && i < bytesRead; i = buffer.indexOf(NEWLINE, i + 1)) {
-      if (each(position + i)) return position + i;
+    if (bytesRead === 0) return { end: position };
+    const read = buffer.subarray(0, bytesRead);
+    for (let i = read.indexOf(NEWLINE); i !== -1; i = read.indexOf(NEWLINE, i + 1)) {
+      if (each(position + i)) return { newline: position + i };
     }
     position += bytesRead;
   }
-  return Number.POSITIVE_INFINITY;
+  return 'limit';
 }
 
 /** Where the line after the first `skip` lines starts; undefined when the file has no more lines. */
 async function afterLines(handle: Handle, skip: number, budget: SkipBudget): Promise<number | undefined> {
   let seen = 0;
-  const at = await scan(handle, 0, Number.POSITIVE_INFINITY, () => ++seen === skip, budget);
-  if (at === Number.POSITIVE_INFINITY) throw new Error('the lines skipped do not end within the bytes a call may read to find them');
-  return at === undefined ? undefined : at + 1;
+  const stop = await scan(handle, 0, Number.POSITIVE_INFINITY, () => ++seen === skip, budget);
+  if (stop === 'limit') throw new Error('the lines skipped do not end within the bytes a call may read to find them');
+  return 'newline' in stop ? stop.newline + 1 : undefined;
 }
 
-/** The bytes from `start` to the `count`th newline after it, if within `within` bytes; to the file's end if it comes first. */
-async function headBytes(handle: Handle, start: number, size: number, count: number, within: number): Promise<number> {
+/** The bytes from `start` to the `count`th newline after it, if within `within` bytes; to the file's end (as read) if it comes first. */
+async function headBytes(handle: Handle, start: number, count: number, within: number): Promise<number> {
   let seen = 0;
-  const at = await scan(handle, start, within, () => ++seen === count);
-  if (at === undefined) return Math.max(size - start, 0);
-  return at === Number.POSITIVE_INFINITY ? within : at - start;
+  const stop = await scan(handle, start, within, () => ++seen === count);
+  if (stop === 'limit') return within;
+  return ('newline' in stop ? stop.newline : stop.end) - start;
 }
 
 /** The bytes after the `count`th newline from the end, if it is within the last `within` bytes; undefined (the whole file) when there is none. */
