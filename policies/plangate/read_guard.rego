@@ -283,8 +283,8 @@ unchecked := sort({p | some p in paths; not fact(p)} | {p | some p in unmeasured
 
 outside := [p | some p in paths; fact(p).kind == "outside"]
 
-# long are the asked line spans over the ceiling.
-long := [object.union(l, {"path": p}) |
+# long are the asked line spans over the ceiling, with the bytes measured.
+long := [object.union(l, {"path": p, "bytes": bytes}) |
 	some p in paths
 	big(p)
 	some l in given_lines
@@ -295,7 +295,7 @@ long := [object.union(l, {"path": p}) |
 
 # unmeasurable are the asked line spans the host could not measure: the
 # guard cannot vouch for them, in a file it knows is over the ceiling.
-unmeasurable := [object.union(l, {"path": p}) |
+unmeasurable := [object.union(l, {"path": p, "bytes": null}) |
 	some p in paths
 	big(p)
 	some l in given_lines

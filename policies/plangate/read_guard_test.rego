@@ -289,7 +289,7 @@ test_lines_over_the_ceiling_are_refused_like_the_whole_file if {
 	v := fs_check("read_text_file", args, spans(50, 101))
 	v.status == "lines_over"
 	v.refused == true
-	v.lines == [{"path": "big.log", "from": "head", "count": 50}]
+	v.lines == [{"path": "big.log", "from": "head", "count": 50, "bytes": 101}]
 	m := read_guard.message with input as fs_call("read_text_file", args, spans(50, 101)) with data.plangate.rules as gx.rules
 	m == concat("", [
 		"read_guard:read_text_file — the first 50 lines of big.log take more than the 100-byte ceiling for whole-file ",
@@ -368,7 +368,7 @@ test_lines_the_host_could_not_measure_are_refused if {
 	v := fs_check("read_text_file", args, facts)
 	v.status == "lines_unmeasured"
 	v.refused == true
-	v.lines == [{"path": "big.log", "from": "head", "count": 10}]
+	v.lines == [{"path": "big.log", "from": "head", "count": 10, "bytes": null}]
 	m := read_guard.message with input as fs_call("read_text_file", args, facts) with data.plangate.rules as gx.rules
 	m == concat("", [
 		"read_guard:read_text_file — plangate could not measure the first 10 lines of big.log (the file could not be read, ",
@@ -405,7 +405,7 @@ test_lines_from_an_offset_are_measured_from_there if {
 
 	v := window({"file_path": "big.log", "offset": 40, "limit": 5}, measured_at(39, 101))
 	v.status == "lines_over"
-	v.lines == [{"path": "big.log", "from": "head", "count": 5, "skip": 39}]
+	v.lines == [{"path": "big.log", "from": "head", "count": 5, "skip": 39, "bytes": 101}]
 	m := read_guard.message with input as fs_call("Read", {"file_path": "big.log", "offset": 40, "limit": 5}, measured_at(39, 101))
 		with data.plangate.rules as window_rules
 	startswith(m, "read_guard:Read — the first 5 lines of big.log from line 40 on take more than the 100-byte ceiling")

@@ -2,7 +2,7 @@
  * The policy's answer: decisions, the settings in force with their sources,
  * candidates, and each check's verdict.
  */
-import type { MessageFact, HoldKind, FileFact, LineCount } from './facts.js';
+import type { MessageFact, HoldKind, FileFact, LineCount, LineSpan } from './facts.js';
 import type { Mode, ScopeKind, ToolClass } from './rules.js';
 
 /** Where one effective setting came from. */
@@ -125,8 +125,11 @@ export interface CheckVerdicts {
     problem?: string;
     /** The guarded arguments left out for their size (`withheld`). */
     withheld?: string[];
-    /** The asked lines that take more than the ceiling (`lines_over`), or could not be measured (`lines_unmeasured`). */
-    lines?: Array<LineCount & { path: string }>;
+    /**
+     * The asked lines that take more than the ceiling (`lines_over`), or could
+     * not be measured (`lines_unmeasured`), with the bytes the host measured.
+     */
+    lines?: Array<LineSpan & { path: string }>;
   };
   planningHold: {
     held: boolean;

@@ -4,7 +4,7 @@
  * answer (`decision.check`); nothing here re-decides.
  */
 import { CallRefusedError, ErrorCode, PlanRequiredError, refusalCode } from '../core/errors.js';
-import type { Decision, FileFact, LineCount, PolicyInput } from '../core/types.js';
+import type { Decision, FileFact, PolicyInput } from '../core/types.js';
 import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
 import { isoTime } from './iso.js';
 import type { Resolutions } from './with-facts.js';
@@ -52,18 +52,11 @@ export function planningRefusalEvent(input: PolicyInput, decision: Decision, res
       sizeBytes: size(deciding),
       maxBytes,
       ...(verdict?.paths ? { files: facts.map((f) => ({ path: f.path, kind: f.kind, resolved: resolutions.get(f.path) ?? null, sizeBytes: size(f) })) } : {}),
-      ...(asked.length > 0 ? { lines: asked.map((l) => ({ ...l, bytes: measuredBytes(facts, l) })) } : {}),
+      ...(asked.length > 0 ? { lines: asked } : {}),
     };
     return event;
   }
   return undefined;
-}
-
-/** The bytes the host measured for the lines `l` asks for in its path, null when it could not. */
-function measuredBytes(facts: readonly FileFact[], l: LineCount & { path: string }): number | null {
-  const fact = facts.find((f) => f.path === l.path);
-  const span = fact?.kind === 'file' ? fact.spans?.find((s) => s.from === l.from && s.count === l.count && (s.skip ?? 0) === (l.skip ?? 0)) : undefined;
-  return span?.bytes ?? null;
 }
 
 /**
