@@ -14,6 +14,13 @@ import { call, closeAfterEach, fsUpstream, httpHarness, makeWorld, textOf } from
 
 const BIG = 'line of a big log\n'.repeat(400); // 7200 bytes; the ceiling in RULES is 1000
 
+/** The call was refused by the read guard (for `reason`, when given), and none of a big file came back. */
+function expectRefusedUnread(r: Awaited<ReturnType<typeof call>>, reason?: string): void {
+  const text = textOf(r);
+  expect(text.includes('line of a big log') || text.includes('xxxxxxxx'), `the server returned the file (${text.length} chars)`).toBe(false);
+  expect(r.structuredContent).toMatchObject({ check: 'read_guard', ...(reason ? { reason } : {}) });
+}
+
 describe('the read guard and the filesystem server resolve paths alike', () => {
   const closers = closeAfterEach();
 
@@ -31,8 +38,7 @@ describe('the read guard and the filesystem server resolve paths alike', () => {
     // matches it to the NFC entry (resolveUnicodeEquivalentPath) and reads the whole big file.
     const nfd = 'cafe\u0301.log';
     const r = await call(c, 'read_text_file', { path: join(w.files, nfd) });
-    expect(textOf(r).includes('line of a big log'), `the server returned the whole big file (${textOf(r).length} chars)`).toBe(false);
-    expect(r.structuredContent).toMatchObject({ check: 'read_guard' });
+    expectRefusedUnread(r);
   }, 30_000);
 
   it('an ASCII file name reached through a compatibility character is refused (KELVIN SIGN for K)', async () => {
@@ -42,8 +48,7 @@ describe('the read guard and the filesystem server resolve paths alike', () => {
     closers.push(() => h.close());
     const c = await h.client('0xWORKER');
     const r = await call(c, 'read_multiple_files', { paths: ['\u212AEYS.log'] });
-    expect(textOf(r).includes('line of a big log'), `the server returned the whole big file (${textOf(r).length} chars)`).toBe(false);
-    expect(r.structuredContent).toMatchObject({ check: 'read_guard' });
+    expectRefusedUnread(r);
   }, 30_000);
 
   it('a relative path for the second of two filesystem upstreams is checked where that server reads it', async () => {
@@ -63,8 +68,7 @@ describe('the read guard and the filesystem server resolve paths alike', () => {
     expect((await call(c, 'work__read_text_file', { path: join(w.files, 'big.log') })).structuredContent).toMatchObject({ check: 'read_guard' });
     // The relative one is checked against docs/ (the first root of all upstreams) but read by work from files/.
     const r = await call(c, 'work__read_text_file', { path: 'big.log' });
-    expect(textOf(r).includes('line of a big log'), `the server returned the whole big file (${textOf(r).length} chars)`).toBe(false);
-    expect(r.structuredContent).toMatchObject({ check: 'read_guard' });
+    expectRefusedUnread(r);
   }, 30_000);
 
   it('a line count that takes in the whole big file is refused, from either end; a few lines pass', async () => {
@@ -79,8 +83,7 @@ describe('the read guard and the filesystem server resolve paths alike', () => {
 
     for (const args of [{ path, head: 1000 }, { path, tail: 400 }, { path: join(w.files, 'min.js'), head: 1 }, { path: join(w.files, 'min.js'), tail: 1 }]) {
       const r = await call(c, 'read_text_file', args);
-      expect(textOf(r).includes('xxxxxxxx') || textOf(r).includes('line of a big log'), `the server returned the file (${JSON.stringify(args)})`).toBe(false);
-      expect(r.structuredContent, JSON.stringify(args)).toMatchObject({ check: 'read_guard', reason: 'lines_too_large' });
+      expectRefusedUnread(r, 'lines_too_large');
       expect(textOf(r)).toContain('Ask for fewer lines');
     }
     // 55 lines of 18 bytes are 989 bytes, under the 1000-byte ceiling; 56 are not.
