@@ -66,7 +66,10 @@ export async function serveGuarded(boot: Boot = {}): Promise<GuardServer> {
   const dir = mkdtempSync(join(tmpdir(), 'plangate-guards-'));
   const rules = join(dir, 'rules');
   cpSync(EXAMPLES, rules, { recursive: true });
-  writeFileSync(join(rules, 'multi-read.yaml'), 'readGuard:\n  tools:\n    fs.read_multiple_files: { paths: paths }\ntools:\n  read: [fs.read_multiple_files]\n');
+  writeFileSync(join(rules, 'multi-read.yaml'), [
+    'readGuard:', '  tools:', '    fs.read_multiple_files: { paths: paths }', '    fs.head: { path: path, lines: { head: n }, skip: [from] }',
+    'tools:', '  read: [fs.read_multiple_files, fs.head]', '',
+  ].join('\n'));
 
   const root = join(dir, 'root');
   mkdirSync(join(root, 'logs'), { recursive: true });
