@@ -26,7 +26,7 @@ order := ["read_guard", "planning_hold", "plan_required"]
 default channel_call := false
 
 channel_call if {
-	input.call.tool in planning.channel_names
+	planning.channel_name(input.call.tool)
 	input.call.tool == hold.channel
 }
 
@@ -52,17 +52,21 @@ checks := {
 	"planRequired": pr_verdict,
 }
 
-# deciding is the first check in `order` that refuses, if any.
+# deciding is the first check in `order` that refuses, "" when none does.
+# It, the code and the message have a value for every call: a rule without
+# one is worked out again wherever it is referenced, a rule with one once
+# per decision.
 deciding := "read_guard" if {
 	read_guard.refused
 } else := "planning_hold" if {
 	hold.refused
 } else := "plan_required" if {
 	pr_refused
-}
+} else := ""
 
 # The refusal of the deciding check; with none, plan-required's would-be
-# refusal in shadow mode. Its message is built only for the check that decides.
+# refusal in shadow mode; else "". Its message is built only for the check
+# that decides, and is "" when it cannot be built (see complete).
 code := read_guard.code if {
 	deciding == "read_guard"
 } else := hold.code if {
@@ -71,49 +75,46 @@ code := read_guard.code if {
 	deciding == "plan_required"
 } else := plan_required.code if {
 	shadow
-}
+} else := ""
 
-message := read_guard.message if {
+message := m if {
 	deciding == "read_guard"
-} else := hold.message if {
+	m := read_guard.message
+} else := m if {
 	deciding == "planning_hold"
-} else := plan_required.message if {
-	code == plan_required.code
-}
+	m := hold.message
+} else := m if {
+	code != ""
+	m := plan_required.message
+} else := ""
 
 reason := plan_required.reason if code == plan_required.code
 
 default shadow := false
 
 shadow if {
-	not deciding
+	deciding == ""
 	plan_required.shadow
 }
 
 # answer: the hot answer (plangate.hot), the decision's fields and what only
 # a gate acts on, each field defined on its own so that no part is built
-# and merged unless the answer has it.
-answer["allowed"] := false if deciding
-
-answer["allowed"] if not deciding
-
-answer["tool"] := input.call.tool
+# and merged unless the answer has it. The call's tool and seat, and whether
+# the seat is on record, are the host's own facts: the hot answer does not
+# repeat them (a gate has them), the explanation does.
+answer["allowed"] := deciding == ""
 
 answer["class"] := classify.class
 
 answer["gated"] := plan_required.gated
 
-answer["agent"] := input.agent.id
-
-answer["agentKnown"] := object.get(input.agent, "known", false) == true
-
 answer["settings"] := settings.values
 
-answer["check"] := deciding
+answer["check"] := deciding if deciding != ""
 
-answer["code"] := code
+answer["code"] := code if code != ""
 
-answer["message"] := message
+answer["message"] := message if message != ""
 
 answer["reason"] := reason
 
@@ -144,10 +145,9 @@ answer["readGuard"] := read_guard.verdict if deciding == "read_guard"
 # complete: every field an answer must have is defined. An input so damaged
 # that one is not gets no answer at all, never one with fields missing.
 complete if {
-	_ = answer.tool
+	_ = input.call.tool
 	_ = answer.class
-	_ = answer.agent
-	_ = answer.agentKnown
+	_ = input.agent.id
 	_ = answer.settings
 	not message_missing
 }
@@ -161,6 +161,9 @@ message_missing if {
 # described (each with its scope and source), every candidate and every
 # check's verdict.
 decision := object.union(object.remove(answer, gate_only), {
+	"tool": input.call.tool,
+	"agent": input.agent.id,
+	"agentKnown": object.get(input.agent, "known", false) == true,
 	"settings": settings.in_force,
 	"checks": checks,
 	"candidates": plans.candidates,

@@ -85,6 +85,22 @@ test_the_reviewer_channel_never_needs_a_plan if {
 	}
 }
 
+test_a_channel_call_is_to_the_channel_in_force_wherever_it_is_named if {
+	# built in: no planning-gate settings at all
+	built_in := plangate.decision with input as gx.call("plangate_submit_plan", {}, {}) with data.plangate.rules as gx.rules_off
+	built_in.checks.planningHold.channelCall == true
+	not built_in.code
+
+	# named by the profile the seat uses (0xWORKER is in desk, which picks strict)
+	by_profile := json.patch(gx.rules, [{"op": "add", "path": "/planningGate/profiles/strict/reviewerChannel", "value": "review.strict"}])
+	d := plangate.decision with input as gx.call("review.strict", {}, {}) with data.plangate.rules as by_profile
+	d.checks.planningHold.channelCall == true
+
+	# another seat's channel is no channel call for this one
+	other := plangate.decision with input as gx.call("review.send", {}, {}) with data.plangate.rules as by_profile
+	other.checks.planningHold.channelCall == false
+}
+
 test_needs_is_passed_on_until_the_host_reports_the_file if {
 	d := decide(gx.call(gx.read_file, {"path": "big.log"}, {}))
 	d.needs == {"files": ["big.log"]}

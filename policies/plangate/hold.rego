@@ -9,8 +9,6 @@ package plangate.hold
 
 import data.plangate.planning
 
-tool := input.call.tool
-
 channel := planning.in_force("reviewerChannel").value
 
 whitelist := planning.in_force("whitelist").value
@@ -23,9 +21,9 @@ held if is_object(input.hold)
 
 # exempt says why a tool stays open during a hold.
 exempt := "reviewer_channel" if {
-	tool == channel
+	input.call.tool == channel
 } else := "whitelist" if {
-	planning.matches(tool, whitelist)
+	planning.matches(input.call.tool, whitelist)
 }
 
 default refused := false
@@ -35,7 +33,7 @@ refused if {
 	not exempt
 }
 
-code := concat(":", ["planning_hold", tool])
+code := concat(":", ["planning_hold", input.call.tool])
 
 # A hold fact missing a field still refuses, with a plainer message.
 placed_by := object.get(hold, "placedBy", "someone")
@@ -67,7 +65,7 @@ progress_phrase := "No plan has been sent yet." if {
 
 message := concat("", [
 	code, " — ", input.agent.id, " is on a planning hold (", placed_phrase, task_phrase, "), so ",
-	tool, " stays closed until the hold is released. First get your bearings with the tools that ",
+	input.call.tool, " stays closed until the hold is released. First get your bearings with the tools that ",
 	"stay open during the hold (", open_phrase, "), then send your plan through ", channel,
 	": how you mean to approach the work, and which reads, searches and tools you expect to use. ",
 	progress_phrase, " A release approves the direction only: the work itself is checked as usual.",

@@ -11,9 +11,19 @@ both(inp) := [h, e] if {
 	e := plangate.decision with input as inp with data.plangate.rules as gx.rules
 }
 
-# shared is an explanation without the parts only an explanation carries,
-# with its settings as bare values.
-shared(e) := object.union(object.remove(e, ["candidates", "checks"]), {"settings": {k: s.value | some k, s in e.settings}})
+# shared is an explanation without the parts only an explanation carries
+# (the candidates, the checks, and the call's tool and seat, which the gate
+# has), with its settings as bare values.
+shared(e) := object.union(object.remove(e, ["candidates", "checks", "tool", "agent", "agentKnown"]), {"settings": {k: s.value | some k, s in e.settings}})
+
+test_only_the_explanation_repeats_the_call_and_seat if {
+	inp := gx.call(fx.merge, {}, {})
+	[h, e] := both(inp)
+	not h.tool
+	not h.agent
+	not "agentKnown" in object.keys(h)
+	[e.tool, e.agent, e.agentKnown] == [fx.merge, inp.agent.id, true]
+}
 
 test_hot_is_the_explanation_without_candidates_and_checks if {
 	every inp in [

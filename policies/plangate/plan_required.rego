@@ -80,27 +80,29 @@ scope_phrase(s) := concat("", ["the agent rule for ", s.id]) if s.scope == "agen
 # minutes is a whole number of minutes (format_int rounds down).
 minutes(ms) := format_int(ms / 60000, 10)
 
-newest_stale := s if {
-	newest := max([c.at | some c in plans.stale_only])
-	s := [c | some c in plans.stale_only; c.at == newest][0]
-}
+# newest_stale_at is when the newest plan that failed on freshness alone was posted.
+newest_stale_at := max([c.at | some c in plans.stale_only])
 
 upstream_phrase := concat("", [", and nobody up its delegation chain (", concat(", ", sort(plans.upstream_ids)), ") has either"]) if {
 	plans.accept_upstream
 	count(plans.upstream_ids) > 0
 } else := ""
 
-# The newest stale plan may be the agent's own or, with acceptUpstream, a
-# manager's: name whose it is.
+# The newest stale plan is the agent's own or, with acceptUpstream, may be a
+# manager's (the first of the newest, in input order): name whose it is.
 stale_whose := concat("", [input.agent.id, "'s newest plan"]) if {
-	newest_stale.author == input.agent.id
+	not plans.accept_upstream
+} else := concat("", [input.agent.id, "'s newest plan"]) if {
+	newest_stale_author == input.agent.id
 } else := concat("", [
 	input.agent.id, " has no fresh plan, and the newest plan by ",
-	newest_stale.author, " up its delegation chain",
+	newest_stale_author, " up its delegation chain",
 ])
 
+newest_stale_author := [c.author | some c in plans.stale_only; c.at == newest_stale_at][0]
+
 who_phrase := concat("", [
-	stale_whose, " is ", minutes(plans.age_ms(newest_stale)), " minutes old, outside the ",
+	stale_whose, " is ", minutes(input.now - newest_stale_at), " minutes old, outside the ",
 	format_int(settings.in_force.windowMin.value, 10), "-minute window",
 ]) if {
 	reason == "stale"

@@ -283,6 +283,14 @@ test_stale_message_names_the_manager_when_its_plan_is_the_stale_one if {
 	not contains(r.message, "0xWORKER's newest plan")
 }
 
+test_stale_message_names_the_agent_when_its_own_plan_is_the_newest_stale_one if {
+	# with acceptUpstream, the manager's older stale plan is not the one named
+	own := fx.plan("own", 15 * minute)
+	mgr := fx.plan_with("m", 20 * minute, {"author": "0xMGR", "thread": "crew:mgmt"})
+	r := decide(fx.delegated(fx.merge, [mgr, own]), fx.upstream_rules)
+	contains(r.message, "0xWORKER's newest plan is 15 minutes old, outside the 10-minute window. ")
+}
+
 # --- the rest of the result
 
 test_result_carries_settings_candidates_and_agent if {

@@ -70,13 +70,17 @@ picked := choice(input.agent)
 
 in_force(field) := setting(picked.name, field)
 
-# channel_names are the tools any seat may have as its reviewer channel: a
-# call to any other tool is no channel call, whoever makes it.
-channel_names := ({builtin.reviewerChannel} | {name |
-	some name in [data.plangate.rules.planningGate.defaults.reviewerChannel]
-}) | {name |
+# channel_name(tool): the tool is the reviewer channel of some seat (built
+# in, in the defaults or in a profile): a call to any other tool is no
+# channel call, whoever makes it. Each holds on its own, so no set of names
+# is built for a decision.
+channel_name(tool) if tool == builtin.reviewerChannel
+
+channel_name(tool) if tool == data.plangate.rules.planningGate.defaults.reviewerChannel
+
+channel_name(tool) if {
 	some profile in data.plangate.rules.planningGate.profiles
-	name := profile.reviewerChannel
+	tool == profile.reviewerChannel
 }
 
 # matches holds when a tool name is one of the entries: exact names and

@@ -34,8 +34,6 @@ max_path_chars := 4096
 # max_paths is the most paths one call may read whole.
 max_paths := 64
 
-tool := input.call.tool
-
 # builtin_specs are the read tools of the MCP reference filesystem server,
 # and an MCP gateway's resources/read of a file: URI (the gateway gives its
 # path). They apply also behind a gateway's `<upstream>__` namespace or a
@@ -49,13 +47,13 @@ builtin_specs := {
 }
 
 # bare_name is the tool's name without a namespace (`fs__read_file` → `read_file`).
-bare_name := parts[count(parts) - 1] if parts := split(tool, "__")
+bare_name := parts[count(parts) - 1] if parts := split(input.call.tool, "__")
 
 # Every built-in read tool's name has "read" in it: other tools skip the lookup.
 spec := s if {
 	s := data.plangate.rules.readGuard.tools[input.call.tool]
 } else := s if {
-	contains(tool, "read")
+	contains(input.call.tool, "read")
 	s := builtin_specs[bare_name]
 }
 
@@ -355,26 +353,32 @@ applies if status in {
 	"lines_over", "over", "not_a_file", "under",
 }
 
+# listed: the tool has a read spec. Most tools have none, and `spec` is then
+# undefined (worked out again at each reference); `listed` is worked out once.
+default listed := false
+
+listed if spec
+
 default refused := false
 
 # Only a listed tool can be refused: the cheap test first.
 refused if {
-	spec
+	listed
 	status in {"withheld", "bad_path", "outside_roots", "lines_unmeasured", "lines_over", "over"}
 }
 
 # needs names the paths the host must look up before the decision is final,
 # and for a line-counted read the lines to measure in a file over `upTo` bytes.
 needs := {"files": unchecked} if {
-	spec
+	listed
 	status == "needs_size"
 	not lined
 } else := {"files": unchecked, "spans": given_lines, "upTo": max_bytes} if {
-	spec
+	listed
 	status == "needs_size"
 }
 
-code := concat(":", ["read_guard", tool])
+code := concat(":", ["read_guard", input.call.tool])
 
 # part_args are all the arguments that ask for a part.
 part_args := array.concat(range_args, [a | some a in line_args])

@@ -112,7 +112,7 @@ run_verdict := {"id": run_id, "status": run_status} if run_id
 
 # same_run(m): m is tagged with the call's open run and was posted since it started.
 same_run(m) if {
-	run_open
 	m.runId == run_id
+	run_open
 	m.at >= run.startedAt
 }

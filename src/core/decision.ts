@@ -240,9 +240,11 @@ export interface Decision {
 
 /**
  * The policy's hot answer (`plangate/decide`, `schemas/hot.schema.json`): a
- * {@link Decision} with the settings in force as bare values.
+ * {@link Decision} with the settings in force as bare values, without the
+ * call's tool and seat and whether the seat is on record (the gate's own
+ * facts, which the policy does not repeat).
  */
-export type HotAnswer = Omit<Decision, 'settings'> & { settings: SettingValues };
+export type HotAnswer = Omit<Decision, 'settings' | 'tool' | 'agent' | 'agentKnown'> & { settings: SettingValues };
 
 /**
  * The explanation of one call (the policy's explain entrypoint

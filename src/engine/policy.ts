@@ -113,23 +113,27 @@ export class Engine implements Evaluator {
 
   decide(input: PolicyInput): Decision {
     const result = this.evaluate(ENTRYPOINTS.decide, input);
-    if (!isDecision(result) || typeof result.settings !== 'object' || result.settings === null) {
+    if (!isAnswer(result) || typeof result.settings !== 'object' || result.settings === null) {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no decision for this input');
     }
-    // The hot answer's settings are values; the decision reports them described (the answer is this call's own object).
-    // A policy built before the hot answer gave values answers them described already.
+    // The answer is this call's own object. It gets the call's tool and seat, which the hot answer
+    // does not repeat, and its settings described (they are values; a policy built before the hot
+    // answer gave values answers them described already).
     const decision = result as unknown as Decision;
+    decision.tool = input.call.tool;
+    decision.agent = input.agent.id;
+    decision.agentKnown = input.agent.known === true;
     const settings = (result as unknown as HotAnswer).settings;
     if (typeof settings.mode !== 'object') decision.settings = this.described(input.agent, settings);
     return decision;
   }
 
   explain(input: PolicyInput): Explanation {
-    const result = this.evaluate(ENTRYPOINTS.decision, input);
-    if (!isDecision(result) || !Array.isArray((result as Explanation).candidates)) {
+    const result: unknown = this.evaluate(ENTRYPOINTS.decision, input);
+    if (!isAnswer(result) || !Array.isArray((result as { candidates?: unknown }).candidates)) {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no explanation for this input');
     }
-    return result as Explanation;
+    return result as unknown as Explanation;
   }
 
   effective(seat: Lineage): EffectiveSettings {
@@ -184,13 +188,14 @@ async function readWasm(source: Uint8Array | URL | string | CompiledPolicy): Pro
   }
 }
 
-function isDecision(value: unknown): value is Decision {
+/** Whether a hot answer or an explanation has the fields every answer has. */
+function isAnswer(value: unknown): value is HotAnswer {
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof (value as Decision).allowed === 'boolean' &&
-    typeof (value as Decision).tool === 'string' &&
+    typeof (value as HotAnswer).allowed === 'boolean' &&
+    typeof (value as HotAnswer).class === 'string' &&
     // A refusal always carries its code and instruction.
-    ((value as Decision).allowed || (typeof (value as Decision).code === 'string' && typeof (value as Decision).message === 'string'))
+    ((value as HotAnswer).allowed || (typeof (value as HotAnswer).code === 'string' && typeof (value as HotAnswer).message === 'string'))
   );
 }

@@ -44,10 +44,10 @@ describe('the engine’s input path into the SDK’s instance', () => {
     const fast = rawEvaluator(policy);
     const before = policy.mem.buffer.byteLength;
     const big = input('github.merge_pull_request', '€'.repeat(700_000)); // 2.1 MB of UTF-8, more than the 1 MiB it starts with
-    const answer = fast(big, 'plangate/decide') as Array<{ result: { allowed: boolean; tool: string } }>;
+    const answer = fast(big, 'plangate/decide') as Array<{ result: { allowed: boolean; code?: string } }>;
     expect(policy.mem.buffer.byteLength).toBeGreaterThan(before);
     expect(answer).toEqual(sdk.evaluate(big, 'plangate/decide'));
-    expect(answer[0]?.result.tool).toBe('github.merge_pull_request');
+    expect(answer[0]?.result).toMatchObject({ allowed: true, plan: { id: 'm1', via: 'fresh' } });
     // After the memory grew, small inputs are read and written through the new memory.
     for (const tool of ['fs.read_file', 'github.merge_pull_request']) {
       const x = input(tool, 'plan ✓');

@@ -1,8 +1,8 @@
 /**
  * The hot entrypoint (`plangate/decide`) and the explain entrypoint
  * (`plangate/decision`) are one policy: for thousands of random inputs the
- * hot answer equals the explanation's fields (without the candidates and the
- * checks' verdicts; `channelCall`, `reviewerChannel` and `readGuard` are the
+ * hot answer equals the explanation's fields (without the candidates, the
+ * checks' verdicts, and the call's tool and seat, which the gate adds; `channelCall`, `reviewerChannel` and `readGuard` are the
  * explanation's `checks.planningHold.channelCall`, `.channel` (when held) and
  * `checks.readGuard`; its settings are the values of the explanation's), both
  * answers match their JSON Schema (schemas/hot.schema.json,
@@ -44,7 +44,7 @@ const validExplanation = ajv.getSchema('https://plangate.dev/schemas/explanation
 
 /** The fields of an explanation the hot answer must carry, as the hot answer names them. */
 function hotFieldsOf(explanation: Record<string, unknown>): Record<string, unknown> {
-  const { candidates: _c, checks, settings, ...rest } = explanation as { candidates?: unknown; check?: string; settings: Record<string, { value: unknown }>; checks?: { planningHold?: { channelCall?: unknown; held?: unknown; channel?: unknown }; readGuard?: unknown } };
+  const { candidates: _c, checks, settings, tool: _t, agent: _a, agentKnown: _k, ...rest } = explanation as { candidates?: unknown; tool?: unknown; agent?: unknown; agentKnown?: unknown; check?: string; settings: Record<string, { value: unknown }>; checks?: { planningHold?: { channelCall?: unknown; held?: unknown; channel?: unknown }; readGuard?: unknown } };
   const out: Record<string, unknown> = { ...rest, settings: Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, s.value])) };
   if (checks?.planningHold?.channelCall === true) out.channelCall = true;
   if (checks?.planningHold?.held === true) out.reviewerChannel = checks.planningHold.channel;
@@ -64,19 +64,23 @@ function compare(engine: Engine, input: unknown, shaped: boolean): void {
   if (!shaped) return;
   expect({ errors: validHot(hot) ? null : validHot.errors, hot }).toEqual({ errors: null, hot });
   const decision = engine.decide(input as PolicyInput);
-  expect(decision).toEqual({ ...(hot as object), settings: (explanation as { settings: unknown }).settings });
+  const { tool, agent, agentKnown, settings } = explanation as Record<string, unknown>;
+  expect(decision).toEqual({ ...(hot as object), tool, agent, agentKnown, settings });
   expect({ errors: validDecision(decision) ? null : validDecision.errors, decision }).toEqual({ errors: null, decision });
   expect({ errors: validExplanation(explanation) ? null : validExplanation.errors, explanation }).toEqual({ errors: null, explanation });
 }
 
 describe('the schemas tell a hot answer from a decision', () => {
   it('by the shape of their settings', () => {
-    const fields = { allowed: true, tool: 't', class: 'read', gated: false, agent: 'a', agentKnown: true };
+    const fields = { allowed: true, class: 'read', gated: false };
+    const call = { tool: 't', agent: 'a', agentKnown: true };
     const values = { mode: 'off', windowMin: 30, acceptUpstream: false, enforce: true };
     const described = Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value, scope: 'default' }]));
     expect([validHot({ ...fields, settings: values }), validHot({ ...fields, settings: described })]).toEqual([true, false]);
-    expect([validDecision({ ...fields, settings: described }), validDecision({ ...fields, settings: values })]).toEqual([true, false]);
-    expect(validDecision({ ...fields, settings: described, extra: 1 })).toBe(false);
+    expect([validDecision({ ...fields, ...call, settings: described }), validDecision({ ...fields, ...call, settings: values })]).toEqual([true, false]);
+    expect(validDecision({ ...fields, ...call, settings: described, extra: 1 })).toBe(false);
+    // The call's tool and seat are the gate's: a decision carries them, the hot answer does not.
+    expect([validDecision({ ...fields, settings: described }), validHot({ ...fields, ...call, settings: values })]).toEqual([false, false]);
   });
 
   it('a decision made without the policy matches the decision schema too', () => {
