@@ -54,16 +54,6 @@ upstream_threads[u.id] contains t if {
 	some t in threads_of(u)
 }
 
-# planner_threads: the seats whose plans may count for this call (the acting
-# agent, and with acceptUpstream each seat up its recorded chain), each with
-# the threads it speaks in.
-planner_threads[input.agent.id] := own_threads
-
-planner_threads[id] := threads if {
-	accept_upstream
-	some id, threads in upstream_threads
-}
-
 same_run(m) if trust.same_run(m)
 
 age_ms(m) := input.now - m.at
@@ -147,9 +137,36 @@ eligible := [m |
 	some m in input.messages
 	m.kind == "plan"
 	m.authorKind == "agent"
-	planner_threads[m.author][m.thread]
+	planned_where_it_may(m)
 	m.at <= input.now
 ]
+
+# planned_where_it_may(m): m's author may plan for this call (the acting
+# agent, or with acceptUpstream a seat up its recorded chain) and speaks in
+# m's thread. The same as in_threads(m) for such an author, without
+# building any seat's set of threads.
+planned_where_it_may(m) if {
+	m.author == input.agent.id
+	speaks_in(input.agent, m.thread)
+}
+
+planned_where_it_may(m) if {
+	accept_upstream
+	m.author in upstream_ids
+	some u in upstream
+	u.id == m.author
+	speaks_in(u, m.thread)
+}
+
+# speaks_in(seat, thread): thread is one of threads_of(seat).
+speaks_in(_, "org")
+
+speaks_in(seat, thread) if thread == concat(":", ["agent", seat.id])
+
+speaks_in(seat, thread) if {
+	startswith(thread, "crew:")
+	substring(thread, 5, -1) in object.get(seat, "crews", [])
+}
 
 # counting lists the messages that count as a plan for this call: the
 # eligible plans that are fresh, then those of the call's open run.
