@@ -21,7 +21,7 @@ test_read_guard_wins_over_the_hold if {
 	d.allowed == false
 	d.check == "read_guard"
 	d.code == "read_guard:fs.read_file"
-	startswith(d.message, "read_guard:fs.read_file — ")
+	startswith(d.message, "read_guard:fs.read_file - ")
 	d.checks.planningHold.refused == false
 	d.checks.planningHold.exempt == "whitelist"
 
@@ -38,7 +38,7 @@ test_hold_wins_over_plan_required if {
 	d.allowed == false
 	d.check == "planning_hold"
 	d.code == "planning_hold:github.merge_pull_request"
-	startswith(d.message, "planning_hold:github.merge_pull_request — ")
+	startswith(d.message, "planning_hold:github.merge_pull_request - ")
 	not d.reason
 	d.gated == true
 	d.checks.planRequired == {"allowed": false, "gated": true, "code": "plan_required:github.merge_pull_request:none"}
@@ -134,7 +134,7 @@ test_a_shadow_would_be_refusal_is_answered_with_its_outcome if {
 	d.shadow == true
 	d.code == "plan_required:github.merge_pull_request:none"
 	d.reason == "none"
-	startswith(d.message, "plan_required:github.merge_pull_request:none — ")
+	startswith(d.message, "plan_required:github.merge_pull_request:none - ")
 	not d.check
 	not d.plan
 }

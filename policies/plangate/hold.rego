@@ -64,7 +64,7 @@ progress_phrase := "No plan has been sent yet." if {
 ])
 
 message := concat("", [
-	code, " — ", input.agent.id, " is on a planning hold (", placed_phrase, task_phrase, "), so ",
+	code, " - ", input.agent.id, " is on a planning hold (", placed_phrase, task_phrase, "), so ",
 	input.call.tool, " stays closed until the hold is released. First get your bearings with the tools that ",
 	"stay open during the hold (", open_phrase, "), then send your plan through ", channel,
 	": how you mean to approach the work, and which reads, searches and tools you expect to use. ",

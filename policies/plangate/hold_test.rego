@@ -42,7 +42,7 @@ test_reviewer_channel_stays_open if {
 
 test_message_says_what_to_do if {
 	m := hold.message with input as gx.held(fx.merge, {}) with data.plangate.rules as gx.rules
-	startswith(m, "planning_hold:github.merge_pull_request — 0xWORKER is on a planning hold (placed on demand by ops-alice, for the task \"Refactor the auth middleware\"), so github.merge_pull_request stays closed")
+	startswith(m, "planning_hold:github.merge_pull_request - 0xWORKER is on a planning hold (placed on demand by ops-alice, for the task \"Refactor the auth middleware\"), so github.merge_pull_request stays closed")
 	contains(m, "(github.get_*, fs.read_file)")
 	contains(m, "send your plan through review.send")
 	contains(m, "No plan has been sent yet.")

@@ -120,9 +120,9 @@ unrecorded_phrase := concat("", [
 } else := ""
 
 message := concat("", [
-	code, " — ", input.call.tool, " is ", class_phrase, " and ", input.agent.id,
+	code, " - ", input.call.tool, " is ", class_phrase, " and ", input.agent.id,
 	" runs under plan-required mode ", mode, " (", scope_phrase(settings.in_force.mode), "). ",
-	who_phrase, ".", unrecorded_phrase, " Post a message of kind `plan` saying what you are about to do — in your own thread, ",
-	"a crew thread above you, or the org thread — then retry. ",
+	who_phrase, ".", unrecorded_phrase, " Post a message of kind `plan` saying what you are about to do (in your own thread, ",
+	"a crew thread above you, or the org thread), then retry. ",
 	"A plan approves nothing: every other policy and human gate still applies.",
 ])

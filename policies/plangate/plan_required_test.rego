@@ -193,11 +193,11 @@ test_delegated_call_allowed_by_upstream_plan if {
 # --- the refusal message
 
 none_message := concat("", [
-	"plan_required:github.merge_pull_request:none — github.merge_pull_request is a side effect ",
+	"plan_required:github.merge_pull_request:none - github.merge_pull_request is a side effect ",
 	"and 0xWORKER runs under plan-required mode side_effects (the workspace rule). ",
 	"0xWORKER has posted no plan in a thread it speaks in within the last 30 minutes. ",
-	"Post a message of kind `plan` saying what you are about to do — in your own thread, ",
-	"a crew thread above you, or the org thread — then retry. ",
+	"Post a message of kind `plan` saying what you are about to do (in your own thread, ",
+	"a crew thread above you, or the org thread), then retry. ",
 	"A plan approves nothing: every other policy and human gate still applies.",
 ])
 
@@ -208,7 +208,7 @@ test_refusal_message_in_full if {
 test_refusal_message_has_every_part if {
 	rules := fx.rules_with({"mode": "off", "source": "ws.yaml:1:1"}, {"news": {"mode": "spends_only", "source": "news.yaml:1:1"}}, {})
 	msg := decide(fx.call(fx.spend, []), rules).message
-	startswith(msg, "plan_required:billing.propose_spend:none — ")
+	startswith(msg, "plan_required:billing.propose_spend:none - ")
 	contains(msg, "billing.propose_spend is a spend")
 	contains(msg, "plan-required mode spends_only")
 	contains(msg, "(the crew rule for news)")
@@ -235,7 +235,7 @@ test_stale_message_says_how_old_the_newest_stale_plan_is if {
 	# 45.5 and 90 minutes old: the newest is reported, in whole minutes.
 	msgs := [fx.plan("older", 90 * minute), fx.plan("old", (45 * minute) + 30000)]
 	msg := decide(fx.call(fx.merge, msgs), fx.side_effects).message
-	startswith(msg, "plan_required:github.merge_pull_request:stale — ")
+	startswith(msg, "plan_required:github.merge_pull_request:stale - ")
 	contains(msg, "0xWORKER's newest plan is 45 minutes old, outside the 30-minute window. ")
 	contains(msg, "then retry")
 	contains(msg, "A plan approves nothing")
@@ -339,7 +339,7 @@ test_shadow_would_be_refusal_goes_through_with_the_would_be_outcome if {
 	r.shadow == true
 	r.code == "plan_required:github.merge_pull_request:none"
 	r.reason == "none"
-	startswith(r.message, "plan_required:github.merge_pull_request:none — ")
+	startswith(r.message, "plan_required:github.merge_pull_request:none - ")
 	r.settings.enforce == {"value": false, "scope": "workspace", "source": "ws.yaml:1:1"}
 	not r.plan
 

@@ -407,7 +407,7 @@ advice := concat("", [
 	"Give ", concat(" and ", skip_args), " as one whole line number to start from, or leave it out",
 ]) if {
 	unplaced_lines
-} else := concat("", ["Sample it instead — ", slice_phrase, " — or search it for what you need, then carry on"])
+} else := concat("", ["Sample it instead (", slice_phrase, "), or search it for what you need, then carry on"])
 
 # range_phrase offers the range arguments, which ask for a part wherever the file is.
 range_phrase := concat("", [", or pass ", concat(" or ", range_args), " to read a part of it"]) if {
@@ -423,39 +423,39 @@ from_phrase(l) := concat("", [" from line ", format_int(l.skip + 1, 10), " on"])
 else := ""
 
 message := concat("", [
-	code, " — plangate could not measure ", lines_phrase(unmeasurable[0]), " (the file could not be read, ",
+	code, " - plangate could not measure ", lines_phrase(unmeasurable[0]), " (the file could not be read, ",
 	"or the lines before them run on too far), so it cannot tell whether they take more than ", ceiling_phrase,
 	". Ask for fewer lines nearer the start, or search it for what you need.",
 ]) if {
 	status == "lines_unmeasured"
 } else := concat("", [
-	code, " — ", lines_phrase(long[0]), " take more than ", ceiling_phrase,
+	code, " - ", lines_phrase(long[0]), " take more than ", ceiling_phrase,
 	": as good as reading it whole. Ask for fewer lines, or search it for what you need, then carry on.",
 ]) if {
 	status == "lines_over"
 } else := concat("", [
-	code, " — this call reads ", concat(", ", [size_phrase(p) | some p in over]), ", more than ",
+	code, " - this call reads ", concat(", ", [size_phrase(p) | some p in over]), ", more than ",
 	ceiling_phrase, ". ", advice, ".",
 ]) if {
 	status == "over"
 } else := concat("", [
-	code, " — ", concat(", ", outside), " is outside the directories plangate may look at, so it cannot ",
+	code, " - ", concat(", ", outside), " is outside the directories plangate may look at, so it cannot ",
 	"check the size of a whole-file read there. Read a file inside them", range_phrase, ".",
 ]) if {
 	status == "outside_roots"
 	not lined
 } else := concat("", [
-	code, " — ", concat(", ", outside), " is outside the directories plangate may look at, so it cannot ",
+	code, " - ", concat(", ", outside), " is outside the directories plangate may look at, so it cannot ",
 	"check how large the lines asked for are. Read a file inside them.",
 ]) if {
 	status == "outside_roots"
 } else := concat("", [
-	code, " — ", problem, ": name the file with one plain path (a string, no NUL byte, not a URL), ",
+	code, " - ", problem, ": name the file with one plain path (a string, no NUL byte, not a URL), ",
 	"so that plangate can check the size of a whole-file read.",
 ]) if {
 	status == "bad_path"
 } else := concat("", [
-	code, " — argument(s) ", concat(", ", withheld), " were too large to be given to the policy, so this ",
+	code, " - argument(s) ", concat(", ", withheld), " were too large to be given to the policy, so this ",
 	"whole-file read cannot be checked. Name the file with a short plain path.",
 ])
 

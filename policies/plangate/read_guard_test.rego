@@ -76,7 +76,7 @@ test_a_file_outside_the_roots_is_refused_without_a_word_about_it if {
 		"files": [{"path": "/etc/passwd", "kind": "outside"}],
 	}
 	message(gx.read_file, {"path": "/etc/passwd"}, gx.fact("/etc/passwd", "outside")) == concat("", [
-		"read_guard:fs.read_file — /etc/passwd is outside the directories plangate may look at, so it cannot ",
+		"read_guard:fs.read_file - /etc/passwd is outside the directories plangate may look at, so it cannot ",
 		"check the size of a whole-file read there. Read a file inside them, or pass offset or limit to read a part of it.",
 	])
 
@@ -143,7 +143,7 @@ test_a_path_that_is_not_one_plain_path_is_refused if {
 	z := read_guard.verdict with input as gx.call(gx.read_file, "not-an-object", big) with data.plangate.rules as gx.rules
 	z.status == "bad_path"
 	message(gx.read_file, {"path": 12}, {}) == concat("", [
-		"read_guard:fs.read_file — argument \"path\" is a number, not a path: name the file with one plain path ",
+		"read_guard:fs.read_file - argument \"path\" is a number, not a path: name the file with one plain path ",
 		"(a string, no NUL byte, not a URL), so that plangate can check the size of a whole-file read.",
 	])
 
@@ -158,7 +158,7 @@ test_withheld_arguments_are_refused if {
 	w.status == "withheld"
 	m := message(gx.read_file, {}, {"call": {"args": {}, "omittedArgs": ["path"]}})
 	m == concat("", [
-		"read_guard:fs.read_file — argument(s) path were too large to be given to the policy, so this ",
+		"read_guard:fs.read_file - argument(s) path were too large to be given to the policy, so this ",
 		"whole-file read cannot be checked. Name the file with a short plain path.",
 	])
 
@@ -177,9 +177,9 @@ test_each_of_several_paths_is_checked if {
 	v.status == "over"
 	v.paths == ["a.log", "b.log"]
 	message("fs.read_many", {"paths": ["a.log", "b.log"]}, two) == concat("", [
-		"read_guard:fs.read_many — this call reads all of b.log (300 bytes, 200 over), more than the 100-byte ceiling ",
-		"for whole-file reads set by profile strict (rules/planning.yaml:9:5). Sample it instead — read a part of it ",
-		"with a tool that takes a range — or search it for what you need, then carry on.",
+		"read_guard:fs.read_many - this call reads all of b.log (300 bytes, 200 over), more than the 100-byte ceiling ",
+		"for whole-file reads set by profile strict (rules/planning.yaml:9:5). Sample it instead (read a part of it ",
+		"with a tool that takes a range), or search it for what you need, then carry on.",
 	])
 	check("fs.read_many", {"paths": ["a.log"]}, two).status == "under"
 
@@ -203,9 +203,9 @@ test_each_of_several_paths_is_checked if {
 test_message_says_to_sample_or_search if {
 	m := message(gx.read_file, {"path": "big.log"}, big)
 	m == concat("", [
-		"read_guard:fs.read_file — this call reads all of big.log (5000 bytes, 4900 over), more than the 100-byte ceiling ",
-		"for whole-file reads set by profile strict (rules/planning.yaml:9:5). Sample it instead — pass offset ",
-		"or limit to read a part of it — or search it for what you need, then carry on.",
+		"read_guard:fs.read_file - this call reads all of big.log (5000 bytes, 4900 over), more than the 100-byte ceiling ",
+		"for whole-file reads set by profile strict (rules/planning.yaml:9:5). Sample it instead (pass offset ",
+		"or limit to read a part of it), or search it for what you need, then carry on.",
 	])
 	c := message("fs.cat", {"file": "big.log"}, big)
 	contains(c, "read a part of it with a tool that takes a range")
@@ -292,13 +292,13 @@ test_lines_over_the_ceiling_are_refused_like_the_whole_file if {
 	v.lines == [{"path": "big.log", "from": "head", "count": 50, "bytes": 101}]
 	m := read_guard.message with input as fs_call("read_text_file", args, spans(50, 101)) with data.plangate.rules as gx.rules
 	m == concat("", [
-		"read_guard:read_text_file — the first 50 lines of big.log take more than the 100-byte ceiling for whole-file ",
+		"read_guard:read_text_file - the first 50 lines of big.log take more than the 100-byte ceiling for whole-file ",
 		"reads set by profile strict (rules/planning.yaml:9:5): as good as reading it whole. Ask for fewer lines, ",
 		"or search it for what you need, then carry on.",
 	])
 	t := read_guard.message with input as fs_call("read_text_file", {"path": "big.log", "tail": 50}, spans(50, 101))
 		with data.plangate.rules as gx.rules
-	startswith(t, "read_guard:read_text_file — the last 50 lines of big.log take more")
+	startswith(t, "read_guard:read_text_file - the last 50 lines of big.log take more")
 
 	# a count above the ceiling is a whole-file read
 	fs_check("read_text_file", {"path": "big.log", "head": 101}, spans(101, 101)).status == "over"
@@ -310,7 +310,7 @@ test_a_line_count_outside_the_roots_is_refused if {
 	fs_check("read_text_file", args, outside).status == "outside_roots"
 	m := read_guard.message with input as fs_call("read_text_file", args, outside) with data.plangate.rules as gx.rules
 	m == concat("", [
-		"read_guard:read_text_file — /etc/passwd is outside the directories plangate may look at, so it cannot ",
+		"read_guard:read_text_file - /etc/passwd is outside the directories plangate may look at, so it cannot ",
 		"check how large the lines asked for are. Read a file inside them.",
 	])
 }
@@ -336,9 +336,9 @@ at_message(args) := m if {
 test_an_offset_alone_reads_the_rest_of_the_file if {
 	at_check({"path": "big.log", "offset": 1}).status == "over"
 	at_message({"path": "big.log", "offset": 1}) == concat("", [
-		"read_guard:fs.read_at — this call reads the rest of big.log from offset 1 on (up to 5000 bytes, 4900 over), ",
+		"read_guard:fs.read_at - this call reads the rest of big.log from offset 1 on (up to 5000 bytes, 4900 over), ",
 		"more than the 100-byte ceiling for whole-file reads set by profile strict (rules/planning.yaml:9:5). ",
-		"Sample it instead — pass limit to read a part of it — or search it for what you need, then carry on.",
+		"Sample it instead (pass limit to read a part of it), or search it for what you need, then carry on.",
 	])
 
 	# the rest within the ceiling passes; a limit makes it a part wherever it starts
@@ -350,7 +350,7 @@ test_an_offset_alone_reads_the_rest_of_the_file if {
 	# an offset that is not a whole number from 1 starts at the beginning
 	every v in [-5, 2.5, "4900", null, [4900]] {
 		at_check({"path": "big.log", "offset": v}).status == "over"
-		startswith(at_message({"path": "big.log", "offset": v}), "read_guard:fs.read_at — this call reads all of big.log")
+		startswith(at_message({"path": "big.log", "offset": v}), "read_guard:fs.read_at - this call reads all of big.log")
 	}
 
 	# an offset of 0 starts at the beginning
@@ -371,7 +371,7 @@ test_lines_the_host_could_not_measure_are_refused if {
 	v.lines == [{"path": "big.log", "from": "head", "count": 10, "bytes": null}]
 	m := read_guard.message with input as fs_call("read_text_file", args, facts) with data.plangate.rules as gx.rules
 	m == concat("", [
-		"read_guard:read_text_file — plangate could not measure the first 10 lines of big.log (the file could not be read, ",
+		"read_guard:read_text_file - plangate could not measure the first 10 lines of big.log (the file could not be read, ",
 		"or the lines before them run on too far), so it cannot tell whether they take more than the 100-byte ceiling ",
 		"for whole-file reads set by profile strict (rules/planning.yaml:9:5). Ask for fewer lines nearer the start, ",
 		"or search it for what you need.",
@@ -408,7 +408,7 @@ test_lines_from_an_offset_are_measured_from_there if {
 	v.lines == [{"path": "big.log", "from": "head", "count": 5, "skip": 39, "bytes": 101}]
 	m := read_guard.message with input as fs_call("Read", {"file_path": "big.log", "offset": 40, "limit": 5}, measured_at(39, 101))
 		with data.plangate.rules as window_rules
-	startswith(m, "read_guard:Read — the first 5 lines of big.log from line 40 on take more than the 100-byte ceiling")
+	startswith(m, "read_guard:Read - the first 5 lines of big.log from line 40 on take more than the 100-byte ceiling")
 
 	# an offset alone still reads the rest of the file
 	window({"file_path": "big.log", "offset": 40}, big).status == "over"

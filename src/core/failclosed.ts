@@ -78,7 +78,7 @@ export function heldWhileFailing(
     check: 'planning_hold',
     code,
     message:
-      `${code} — ${call.agent} is on a planning hold (hold ${hold.id}), so ${call.tool} stays closed until the hold is released. ` +
+      `${code} - ${call.agent} is on a planning hold (hold ${hold.id}), so ${call.tool} stays closed until the hold is released. ` +
       `plangate cannot check anything else right now (${reason}), so only the reviewer channel stays open: send your plan through ${channel}.`,
   };
 }

@@ -47,7 +47,7 @@ describe('plangate hook', () => {
     const denied = hook(payload('write', big)).hookSpecificOutput;
     expect(denied.hookEventName).toBe('PreToolUse');
     expect(denied.permissionDecision).toBe('deny');
-    expect(denied.permissionDecisionReason).toMatch(/^plan_required:Write:none — /);
+    expect(denied.permissionDecisionReason).toMatch(/^plan_required:Write:none - /);
     expect(hook(payload('bash', big)).hookSpecificOutput.permissionDecision).toBe('deny');
 
     const said = spawnSync(process.execPath, ['--import', 'tsx', CLI_CHILD, ...global, 'say', '--thread', 'agent:0xWORKER', '--as', '0xWORKER', '--kind', 'plan', 'write the summary and push it'], { encoding: 'utf8' });
@@ -60,7 +60,7 @@ describe('plangate hook', () => {
   }, 60_000);
 
   it('applies the read guard to the host Read tool and to an MCP filesystem read', () => {
-    expect(hook(payload('read', big)).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('read_guard:Read — this call reads all of') });
+    expect(hook(payload('read', big)).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('read_guard:Read - this call reads all of') });
     const range = hook(payload('read-range', big)).hookSpecificOutput;
     expect(range.permissionDecision, range.permissionDecisionReason).toBeUndefined(); // 40 lines: 799 bytes
     // Read counts lines: 60 of them from line 1 are 1199 bytes, over the 1000-byte ceiling.

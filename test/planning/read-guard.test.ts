@@ -66,8 +66,8 @@ describe('read guard', () => {
     const d = await decideExplained(w.gate, read('big.log'));
     expect(d).toMatchObject({ allowed: false, check: 'read_guard', code: 'read_guard:fs.read_file' });
     expect(d.message).toBe(
-      'read_guard:fs.read_file — this call reads all of big.log (5242880 bytes, 4194304 over), more than the 1048576-byte ceiling for whole-file reads ' +
-        'set by the planning-gate defaults (rules.yaml:8:3). Sample it instead — pass offset or limit to read a part of it — or search it ' +
+      'read_guard:fs.read_file - this call reads all of big.log (5242880 bytes, 4194304 over), more than the 1048576-byte ceiling for whole-file reads ' +
+        'set by the planning-gate defaults (rules.yaml:8:3). Sample it instead (pass offset or limit to read a part of it), or search it ' +
         'for what you need, then carry on.',
     );
     expect(d.checks?.readGuard).toEqual({
