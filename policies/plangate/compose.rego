@@ -61,7 +61,8 @@ deciding := "read_guard" if {
 } else := "planning_hold" if {
 	hold.refused
 } else := "plan_required" if {
-	pr_refused
+	plan_required.allowed == false
+	not channel_call
 } else := ""
 
 # The refusal of the deciding check; with none, plan-required's would-be
@@ -88,8 +89,6 @@ message := m if {
 	m := plan_required.message
 } else := ""
 
-reason := plan_required.reason if code == plan_required.code
-
 default shadow := false
 
 shadow if {
@@ -97,7 +96,7 @@ shadow if {
 	plan_required.shadow
 }
 
-# answer: the hot answer (plangate.hot), the decision's fields and what only
+# answer: the hot answer (plangate.decide), the decision's fields and what only
 # a gate acts on, each field defined on its own so that no part is built
 # and merged unless the answer has it. The call's tool and seat, and whether
 # the seat is on record, are the host's own facts: the hot answer does not
@@ -116,7 +115,7 @@ answer["code"] := code if code != ""
 
 answer["message"] := message if message != ""
 
-answer["reason"] := reason
+answer["reason"] := plan_required.reason if code == plan_required.code
 
 answer["shadow"] if shadow
 

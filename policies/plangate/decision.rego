@@ -1,7 +1,7 @@
 # METADATA
 # title: plangate entrypoints
 # description: |
-#   decide: the hot answer for one call, what a gate acts on (plangate.hot).
+#   decide: the hot answer for one call, what a gate acts on.
 #   decision: the explanation of one call (input: now, call, agent, upstream,
 #   messages, and optionally delegations, run, hold and file): the same answer
 #   with every candidate and every check's verdict; the checks compose as
@@ -13,13 +13,25 @@
 package plangate
 
 import data.plangate.compose
-import data.plangate.hot
 import data.plangate.planning
 import data.plangate.settings
 
 # METADATA
+# title: The hot answer
+# description: |
+#   What a gate acts on for one call: allowed, the tool's class, whether
+#   plan-required gates it, the deciding check, its code,
+#   reason and message, shadow, the plan that counted, the settings in force
+#   as values (their scopes and sources are plangate.effective's, per seat),
+#   the fact the host must still gather (needs), what the record says about
+#   the claimed run and delegation chain (a host may refuse an unrecorded
+#   claim), whether the call is to the reviewer channel, a held agent's
+#   reviewer channel, and the read guard's verdict when it refused. The same
+#   rules as the explanation (plangate.compose.answer), without computing the
+#   candidates and the checks' verdicts. The call's tool and seat, and
+#   whether the seat is on record, are not repeated: the gate has them.
 # entrypoint: true
-decide := hot.decide
+decide := compose.answer if compose.complete
 
 # METADATA
 # entrypoint: true

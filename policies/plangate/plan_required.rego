@@ -67,9 +67,12 @@ else := "none"
 
 code := concat(":", ["plan_required", input.call.tool, reason])
 
-class_phrase := "a spend" if classify.class == "spend"
+# The message is built from phrases, each a function of what it phrases: a
+# phrase is worked out once, for the refusal that needs it, and none is kept
+# for the rest of the decision.
+class_phrase("spend") := "a spend"
 
-else := "a side effect"
+class_phrase(class) := "a side effect" if class != "spend"
 
 scope_phrase(s) := "the workspace rule" if s.scope == "workspace"
 
@@ -83,16 +86,28 @@ minutes(ms) := format_int(ms / 60000, 10)
 # newest_stale_at is when the newest plan that failed on freshness alone was posted.
 newest_stale_at := max([c.at | some c in plans.stale_only])
 
-upstream_phrase := concat("", [", and nobody up its delegation chain (", concat(", ", sort(plans.upstream_ids)), ") has either"]) if {
-	plans.accept_upstream
+# who_phrase(reason): who has not planned, or whose newest plan is too old.
+who_phrase("stale") := concat("", [
+	stale_whose(plans.accept_upstream), " is ", minutes(input.now - newest_stale_at), " minutes old, outside the ",
+	format_int(settings.in_force.windowMin.value, 10), "-minute window",
+])
+
+who_phrase("none") := concat("", [
+	input.agent.id, " has posted no plan in a thread it speaks in within the last ",
+	format_int(settings.in_force.windowMin.value, 10), " minutes", upstream_phrase(plans.accept_upstream),
+])
+
+upstream_phrase(false) := ""
+
+upstream_phrase(true) := concat("", [", and nobody up its delegation chain (", concat(", ", sort(plans.upstream_ids)), ") has either"]) if {
 	count(plans.upstream_ids) > 0
 } else := ""
 
 # The newest stale plan is the agent's own or, with acceptUpstream, may be a
 # manager's (the first of the newest, in input order): name whose it is.
-stale_whose := concat("", [input.agent.id, "'s newest plan"]) if {
-	not plans.accept_upstream
-} else := concat("", [input.agent.id, "'s newest plan"]) if {
+stale_whose(false) := concat("", [input.agent.id, "'s newest plan"])
+
+stale_whose(true) := concat("", [input.agent.id, "'s newest plan"]) if {
 	newest_stale_author == input.agent.id
 } else := concat("", [
 	input.agent.id, " has no fresh plan, and the newest plan by ",
@@ -101,18 +116,10 @@ stale_whose := concat("", [input.agent.id, "'s newest plan"]) if {
 
 newest_stale_author := [c.author | some c in plans.stale_only; c.at == newest_stale_at][0]
 
-who_phrase := concat("", [
-	stale_whose, " is ", minutes(input.now - newest_stale_at), " minutes old, outside the ",
-	format_int(settings.in_force.windowMin.value, 10), "-minute window",
-]) if {
-	reason == "stale"
-} else := concat("", [
-	input.agent.id, " has posted no plan in a thread it speaks in within the last ",
-	format_int(settings.in_force.windowMin.value, 10), " minutes", upstream_phrase,
-])
-
 # A claim the records do not back is named, so the agent knows why it did not count.
-unrecorded_phrase := concat("", [
+unrecorded_phrase(claimed) := "" if {
+	count(claimed) == 0
+} else := concat("", [
 	" The claimed delegation by ", trust.unrecorded,
 	" is not on record, so neither it nor anyone above it counts.",
 ]) if {
@@ -120,9 +127,9 @@ unrecorded_phrase := concat("", [
 } else := ""
 
 message := concat("", [
-	code, " - ", input.call.tool, " is ", class_phrase, " and ", input.agent.id,
+	code, " - ", input.call.tool, " is ", class_phrase(classify.class), " and ", input.agent.id,
 	" runs under plan-required mode ", mode, " (", scope_phrase(settings.in_force.mode), "). ",
-	who_phrase, ".", unrecorded_phrase, " Post a message of kind `plan` saying what you are about to do (in your own thread, ",
+	who_phrase(reason), ".", unrecorded_phrase(trust.claimed), " Post a message of kind `plan` saying what you are about to do (in your own thread, ",
 	"a crew thread above you, or the org thread), then retry. ",
 	"A plan approves nothing: every other policy and human gate still applies.",
 ])

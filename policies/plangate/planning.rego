@@ -74,7 +74,9 @@ in_force(field) := setting(picked.name, field)
 # in, in the defaults or in a profile): a call to any other tool is no
 # channel call, whoever makes it. Each holds on its own, so no set of names
 # is built for a decision.
-channel_name(tool) if tool == builtin.reviewerChannel
+# The built-in channel is written out: builtin, an object, is built only
+# where a setting falls back to it.
+channel_name("plangate_submit_plan")
 
 channel_name(tool) if tool == data.plangate.rules.planningGate.defaults.reviewerChannel
 

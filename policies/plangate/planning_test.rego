@@ -165,3 +165,8 @@ test_planning_settings_entrypoint if {
 	s == planning.effective(fx.worker) with data.plangate.rules as gx.rules
 	not plangate.planning_settings with input as {}
 }
+
+test_the_built_in_channel_is_a_channel_name if {
+	planning.channel_name(planning.builtin.reviewerChannel)
+	not planning.channel_name("plangate_submit_plans")
+}

@@ -112,6 +112,8 @@ run_verdict := {"id": run_id, "status": run_status} if run_id
 
 # same_run(m): m is tagged with the call's open run and was posted since it started.
 same_run(m) if {
+	# most messages have no run: they fail here, before the call's run is looked at
+	m.runId
 	m.runId == run_id
 	run_open
 	m.at >= run.startedAt
