@@ -54,10 +54,14 @@ function build(opa: { bin: string }, decide: string, dir: string): Uint8Array {
   const src = join(dir, 'src');
   mkdirSync(src, { recursive: true });
   for (const f of readdirSync(POLICY)) if (f.endsWith('.rego') && !f.endsWith('_test.rego')) copyFileSync(join(POLICY, f), join(src, f));
-  const hot = readFileSync(join(src, 'hot.rego'), 'utf8')
+  // The entrypoint is in decision.rego; the parts also read plan_required and plans.
+  const entry = readFileSync(join(src, 'decision.rego'), 'utf8');
+  const imports = ['plan_required', 'plans'].filter((p) => !entry.includes(`import data.plangate.${p}\n`));
+  const cut = entry
     .replace(/^decide := .*$/m, `decide := ${decide}`)
-    .replace('import data.plangate.compose\n', ['compose', 'plan_required', 'plans', 'settings'].map((p) => `import data.plangate.${p}\n`).join(''));
-  writeFileSync(join(src, 'hot.rego'), hot);
+    .replace('import data.plangate.compose\n', ['compose', ...imports].map((p) => `import data.plangate.${p}\n`).join(''));
+  if (cut === entry) throw new Error('decision.rego has no `decide :=` to cut down');
+  writeFileSync(join(src, 'decision.rego'), cut);
   const sdk = JSON.parse(readFileSync(SDK_CAPABILITIES, 'utf8')) as { builtins: unknown; wasm_abi_versions: unknown };
   const current = JSON.parse(spawnSync(opa.bin, ['capabilities', '--current'], { encoding: 'utf8' }).stdout) as Record<string, unknown>;
   const caps = join(dir, 'capabilities.json');
