@@ -24,6 +24,12 @@ export const ErrorCode = {
   Conflict: 'conflict',
   /** The store failed. */
   StoreFailure: 'store_failure',
+  /**
+   * The store cannot be reached for now (the database refuses or drops the
+   * connection, or another connection holds the SQLite file's lock past the
+   * busy timeout): the same request may succeed when retried.
+   */
+  StoreUnavailable: 'store_unavailable',
   /** A call was refused by plan-required (thrown only by `guard`). */
   PlanRequired: 'plan_required',
   /** A call was refused because the agent is on a planning hold (thrown only by `guard`). */

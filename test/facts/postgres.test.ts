@@ -65,10 +65,10 @@ describe.runIf(run)('postgres store', () => {
     await expectCode(openPostgresStore(url), ErrorCode.StoreFailure, /schema version 99 is newer/);
   });
 
-  it('fails with a clear store_failure when the database cannot be reached, and never leaks the password', async () => {
+  it('fails with a clear store_unavailable when the database cannot be reached, and never leaks the password', async () => {
     await expectCode(
       openPostgresStore('postgres://app:s3cret@127.0.0.1:1/plangate', { connectTimeoutMs: 500 }),
-      ErrorCode.StoreFailure,
+      ErrorCode.StoreUnavailable,
       /^postgres store: opening failed: the database at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/plangate cannot be reached/,
     );
   });

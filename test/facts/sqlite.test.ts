@@ -173,6 +173,25 @@ describe('sqlite store', () => {
     again.close();
   });
 
+  it('reports a file another connection keeps locked past the busy timeout as store_unavailable, and works once it is free', async () => {
+    const path = fresh();
+    const store = openSqliteStore(path, { busyTimeoutMs: 50 });
+    await store.putCrew({ id: 'desk', parent: null });
+    const other = new Database(path);
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      await expect(store.postMessage({ thread: 'org', author: 'ops', authorKind: 'human', kind: 'note', body: 'hi', at: 1 })).rejects.toMatchObject({
+        code: ErrorCode.StoreUnavailable,
+        message: expect.stringMatching(/^sqlite store: .* failed: the database file is locked by another connection \(/),
+      });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect((await store.postMessage({ thread: 'org', author: 'ops', authorKind: 'human', kind: 'note', body: 'hi', at: 1 })).id).toBeTruthy();
+    await store.close();
+  });
+
   it('refuses a path that is not one, and reports a file it cannot open as store_failure', async () => {
     expect(() => openSqliteStore('')).toThrowError(/path/);
     expect(() => openSqliteStore(dir)).toThrowError(/sqlite store/);

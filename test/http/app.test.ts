@@ -11,7 +11,7 @@ import { createExecutors } from '../../src/adapters/http/executors.js';
 import { httpOptionsFrom } from '../../src/adapters/http/plangate.js';
 import { Router } from '../../src/adapters/http/router.js';
 import { argsForPolicy } from '../../src/adapters/http/routes/calls.js';
-import { ErrorCode } from '../../src/core/errors.js';
+import { ErrorCode, PlangateError } from '../../src/core/errors.js';
 import { openPlangate, type Plangate } from '../../src/main/open.js';
 import { EXAMPLES, TOKEN_ENTRIES, TOKENS } from './support.js';
 
@@ -86,6 +86,20 @@ describe('createHttpApp', () => {
     expect(r.status).toBe(500);
     expect(r.json).toEqual({ error: { code: 'internal', message: 'internal error' } });
     expect(seen).toHaveLength(1);
+  });
+
+  it('answers a store that cannot be reached as 503 store_unavailable with Retry-After, and a broken one as 500', async () => {
+    const app = createHttpApp({
+      ...base,
+      routes: [
+        (router) => router.add({ method: 'GET', path: '/away', roles: 'open', body: 'none', handle: () => { throw new PlangateError(ErrorCode.StoreUnavailable, 'postgres store: lineage failed: the database cannot be reached'); } }),
+        (router) => router.add({ method: 'GET', path: '/broken', roles: 'open', body: 'none', handle: () => { throw new PlangateError(ErrorCode.StoreFailure, 'sqlite store: the crew chain of W is deeper than 64'); } }),
+      ],
+    });
+    const away = await app.request('GET', '/away');
+    expect([away.status, away.headers['Retry-After'], away.json.error.code]).toEqual([503, '1', 'store_unavailable']);
+    const broken = await app.request('GET', '/broken');
+    expect([broken.status, broken.headers['Retry-After'], broken.json.error.code]).toEqual([500, undefined, 'store_failure']);
   });
 });
 

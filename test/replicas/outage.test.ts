@@ -61,8 +61,9 @@ describe.runIf(run)('PostgreSQL stopped and started under load', () => {
     phase = 'down';
     await new Promise((r) => setTimeout(r, 800));
     const said = await call(a.url, 'POST', '/v1/say', { token: TOKENS.worker, json: { thread: 'agent:0xWORKER', kind: 'plan', body: 'merge' } });
-    expect(said.status).toBe(500);
-    expect(said.json.error.code).toBe('store_failure');
+    expect(said.status).toBe(503);
+    expect(said.headers.get('retry-after')).toBe('1');
+    expect(said.json.error.code).toBe('store_unavailable');
     expect(said.json.error.message).toMatch(/cannot be reached|terminat|ECONNREFUSED/);
     const down = await decide(b, TOKENS.worker, 'github.merge_pull_request');
     expect(down.status).toBe(200);

@@ -70,9 +70,13 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [HttpCode.Internal]: 500,
   [HttpCode.UpstreamFailed]: 502,
   [ErrorCode.PolicyUnavailable]: 503,
+  [ErrorCode.StoreUnavailable]: 503,
   [HttpCode.AuditUnreadable]: 503,
   [HttpCode.UpstreamTimeout]: 504,
 };
+
+/** A store that cannot be reached may be back in a moment: a client may retry after a second. */
+const RETRY_SOON: Readonly<Record<string, string>> = Object.freeze({ 'Retry-After': '1' });
 
 /** The status for a code; an unknown code (e.g. one added to core later) is a 500. */
 export function statusFor(code: string): number {
@@ -127,7 +131,7 @@ export function errorAnswer(thrown: unknown): ErrorAnswer {
     return {
       status: statusFor(thrown.code),
       body: { error: { code: thrown.code, message: thrown.message, ...details } },
-      headers: thrown instanceof HttpError ? thrown.headers : {},
+      headers: thrown instanceof HttpError ? thrown.headers : thrown.code === ErrorCode.StoreUnavailable ? RETRY_SOON : {},
       unexpected: false,
     };
   }

@@ -107,8 +107,9 @@ export function isUnreachable(err: unknown): boolean {
 }
 
 /**
- * Turns anything but a PlangateError into a `store_failure` naming `what`
- * and the database (password redacted).
+ * Turns anything but a PlangateError into a `store_unavailable` when the
+ * database cannot be reached, else a `store_failure`, naming `what` and the
+ * database (password redacted).
  *
  * @example
  * throw storeFailure('lineage', 'postgres://db/plangate', err);
@@ -116,10 +117,10 @@ export function isUnreachable(err: unknown): boolean {
 export function storeFailure(what: string, where: string, err: unknown): PlangateError {
   if (err instanceof PlangateError) return err;
   const msg = err instanceof Error ? err.message : String(err);
-  const text = isUnreachable(err)
-    ? `postgres store: ${what} failed: the database at ${where} cannot be reached (${msg})`
-    : `postgres store: ${what} failed: ${msg}`;
-  return new PlangateError(ErrorCode.StoreFailure, text, [], { cause: err });
+  if (isUnreachable(err)) {
+    return new PlangateError(ErrorCode.StoreUnavailable, `postgres store: ${what} failed: the database at ${where} cannot be reached (${msg})`, [], { cause: err });
+  }
+  return new PlangateError(ErrorCode.StoreFailure, `postgres store: ${what} failed: ${msg}`, [], { cause: err });
 }
 
 /** Something that runs a query: the pool, or one client inside a transaction. */
