@@ -34,6 +34,25 @@ describe('plangate CLI', () => {
     expect(JSON.parse(asJson.out).problems.length).toBeGreaterThanOrEqual(2);
   });
 
+  it('check: warns, and still exits 0, about a read spec whose range lists an offset', async () => {
+    const clean = await cli(['check', EXAMPLES, '--json']);
+    expect(JSON.parse(clean.out).warnings).toEqual([]);
+
+    const { rules } = workspace();
+    writeFileSync(join(rules, 'reads.yaml'), 'readGuard:\n  tools:\n    fs.read_at: { path: path, range: [offset, limit] }\n    fs.head: { path: path, range: [count] }\n');
+    const warned = await cli(['check', rules]);
+    expect(warned.status).toBe(0);
+    expect(warned.out).toMatch(/^ok: /);
+    const lines = warned.err.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^warning: .*reads\.yaml:3:\d+: readGuard\.tools\["fs\.read_at"\]: range lists "offset", .* list it under skip/);
+
+    const asJson = JSON.parse((await cli(['check', rules, '--json'])).out);
+    expect(asJson.ok).toBe(true);
+    expect(asJson.warnings).toHaveLength(1);
+    expect(asJson.warnings[0]).toMatchObject({ line: 3, message: expect.stringContaining('"offset"') });
+  });
+
   it('decide: exit 3 with the refusal as JSON, exit 0 once the agent has planned; refusals are audited', async () => {
     const { env, dir } = workspace();
     expect((await cli(['org', 'crew', 'desk'], env)).status).toBe(0);

@@ -2,12 +2,15 @@
  * `plangate check [DIR]`: validate everything a decision depends on — the
  * rule files, the `PLANGATE_WORKSPACE_*` environment and the compiled policy
  * — and list every problem as file:line:col. Unlike the commands that
- * decide, check never fails open: finding the problem is its job.
+ * decide, check never fails open: finding the problem is its job. Rules that
+ * are valid but probably not what their author meant get a warning
+ * (rules/lint.ts), and check still exits 0.
  */
 import type { Command } from 'commander';
 import { ErrorCode, formatProblem, type Problem } from '../../../core/errors.js';
 import { resolvePaths } from '../../../main/config.js';
 import { readWorkspaceEnv } from '../../../main/env.js';
+import { lintRules } from '../../../rules/lint.js';
 import { loadCheckedEngine, readLoadInputs } from '../../../main/runtime.js';
 import { EXIT } from '../exit.js';
 import { json } from '../io.js';
@@ -38,10 +41,12 @@ export function registerCheck(program: Command, { io, wrap }: CommandContext): v
         const pinned = Object.keys(readWorkspaceEnv(io.env).variables);
         const revision = (inputs.revision ?? '').slice(0, 12);
         const policy = (inputs.policy?.sha256 ?? '').slice(0, 12);
-        if (opts.json) io.out(json({ ok: true, files: inputs.files, revision: inputs.revision, policySha256: inputs.policy?.sha256, pinnedByEnv: pinned }));
+        const warnings = inputs.data ? lintRules(inputs.data) : [];
+        if (opts.json) io.out(json({ ok: true, files: inputs.files, revision: inputs.revision, policySha256: inputs.policy?.sha256, pinnedByEnv: pinned, warnings }));
         else {
           io.out(`ok: ${inputs.files.length} rule file(s) in ${rulesDir}, revision ${revision}, policy sha256 ${policy}`);
           if (pinned.length > 0) io.out(`the workspace rule is pinned by the environment (${pinned.join(', ')})`);
+          for (const w of warnings) io.err(`warning: ${formatProblem(w)}`);
         }
         return EXIT.ok;
       }
