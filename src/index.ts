@@ -45,13 +45,20 @@ export { createMemoryAuditSink } from './audit/memory.js';
 export { loadRules, type LoadedRules } from './rules/load.js';
 export { openPlangate, openStore, type Plangate, type OpenOptions, type WatchTuning } from './main/open.js';
 export { resolvePaths, DEFAULT_PATHS, PATH_ENV, type Paths } from './main/config.js';
-export * from './core/failopen.js';
+// How each check fails (README, "Failing open"); the decisions built without the policy are internal.
+export {
+  PLAN_REQUIRED_ON_POLICY_FAILURE,
+  PLAN_REQUIRED_ON_STORE_FAILURE,
+  READ_GUARD_ON_POLICY_FAILURE,
+  READ_GUARD_ON_STORE_FAILURE,
+  FAIL_OPEN_CLASS,
+} from './core/failopen.js';
 export type { RuntimeStatus, StatusSource } from './main/status.js';
 export { WORKSPACE_ENV } from './main/env.js';
 export { loadBlueprint, parseBlueprint, type Blueprint } from './rules/blueprint.js';
 export { applyBlueprint, type ApplyBlueprintOptions, type ApplyBlueprintResult } from './main/blueprint.js';
 export { readRootsFrom, READ_BASE_ENV } from './main/roots.js';
-export * from './core/failclosed.js';
+export { HOLD_ON_POLICY_FAILURE, HOLD_ON_STORE_FAILURE, FAIL_CLOSED_HOLD_RULE, FAIL_CLOSED_REVIEWER_CHANNEL } from './core/failclosed.js';
 export { checkJson, MAX_JSON_DEPTH } from './core/json.js';
 export { argsForPolicy, POLICY_ARG_MAX_BYTES, POLICY_ARG_MAX_KEYS, type PolicyArgs } from './gate/args.js';
 export { KnownHolds, type KnownHold } from './gate/known-holds.js';
