@@ -4,17 +4,16 @@
  * `listener` plugs it into a node:http server, reading bodies with a size cap.
  *
  * Every request goes: route → token (401/403) → body (413, 415, 400) →
- * schema (400 naming each field) → handler. A malformed body never reaches
- * the gate.
+ * schema (400 naming each field) → handler (the checks are in request.ts).
+ * A malformed body never reaches the gate.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AuditReader } from '../../audit/port.js';
-import { ErrorCode, PlangateError } from '../../core/errors.js';
-import { checkJson } from '../../core/json.js';
+import { PlangateError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
 import type { DecideOptions } from '../../gate/gate.js';
-import type { Principal, TokenSet } from './auth.js';
+import type { TokenSet } from './auth.js';
 import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
 import { errorAnswer, HttpCode, HttpError, STATUS } from './errors.js';
 import type { Executors } from './executors.js';
@@ -33,7 +32,7 @@ import { registerSayRoutes } from './routes/say.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerWhoamiRoutes } from './routes/whoami.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
-import { checkSchema } from './schemas.js';
+import { authorize, parseBody } from './request.js';
 
 /** Largest request body by default: 128 KiB (a 64 KiB message body, JSON-escaped, fits). */
 export const DEFAULT_BODY_LIMIT = 128 * 1024;
@@ -247,53 +246,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       });
     },
   };
-}
-
-function authorize(route: Route, tokens: TokenSet, authorization: string | undefined): Principal | undefined {
-  if (route.roles === 'open') {
-    // An open route serves anyone; a valid token may show more (e.g. /health's details). A bad one counts as none.
-    if (authorization === undefined) return undefined;
-    try {
-      return tokens.authenticate(authorization);
-    } catch {
-      return undefined;
-    }
-  }
-  const principal = tokens.authenticate(authorization);
-  if (!route.roles.includes(principal.role)) {
-    throw new HttpError(HttpCode.Forbidden, `an ${principal.role} token may not use ${route.method} ${route.path} (needs ${route.roles.join(' or ')})`);
-  }
-  return principal;
-}
-
-function isJson(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  const type = (contentType.split(';')[0] as string).trim().toLowerCase();
-  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
-}
-
-function parseBody(route: Route, headers: IncomingHttpHeaders, raw: Uint8Array | string | undefined, limit: number): unknown {
-  if (route.body === 'none') return undefined;
-  const size = raw === undefined ? 0 : typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
-  if (size > limit) throw new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`);
-  const text = raw === undefined ? '' : typeof raw === 'string' ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8');
-  if (text.trim() === '') {
-    if (route.body === 'json') return undefined;
-    throw new PlangateError(ErrorCode.InvalidInput, 'a JSON body is required', [{ path: '/', message: 'a JSON body is required' }]);
-  }
-  // The OPA-compatible routes take any content type, as OPA does.
-  if (route.errors !== 'opa' && !isJson(headers['content-type'])) {
-    throw new HttpError(HttpCode.UnsupportedMediaType, `send the body as application/json (got ${headers['content-type'] ? JSON.stringify(headers['content-type']) : 'no content type'})`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new HttpError(HttpCode.MalformedJson, `the body is not JSON: ${(error as Error).message}`);
-  }
-  // Before anything reads it: bounded nesting, and no lone surrogate anywhere (a 400 naming where).
-  checkJson(value, 'body');
-  return route.body === 'json' ? value : checkSchema(route.body.schema, value, 'body');
 }
 
 function render(reply: Reply): HttpAnswer {
