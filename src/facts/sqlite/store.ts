@@ -1,15 +1,12 @@
 /**
  * The SQLite store driver (better-sqlite3): the embedded default.
  *
- * One connection per store, WAL journal, `synchronous=NORMAL` (a commit
- * survives a process crash; the last commits may be lost on power loss),
- * foreign keys on, and a busy timeout so that several processes can share
- * one file. Every statement is prepared once; every `candidates()` lookup
+ * One connection per store (connection.ts): WAL journal, `synchronous=NORMAL`
+ * (a commit survives a process crash; the last commits may be lost on power
+ * loss), foreign keys on, and a busy timeout so that several processes can
+ * share one file. Every statement is prepared once; every `candidates()` lookup
  * is an index seek with a LIMIT (see schema.ts and its EXPLAIN test).
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { AuthorKind, Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
 import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, Store } from '../port.js';
@@ -29,37 +26,13 @@ import { factsOf, type FactTuple } from './rows.js';
 import { toMessage, type MessageRow } from '../rows.js';
 import { createSqliteRuns } from './runs.js';
 import { guard } from './guard.js';
-import { MIGRATIONS, SCHEMA_VERSION, SQL } from './schema.js';
+import { openConnection, type SqliteStoreOptions } from './connection.js';
+import { SQL } from './schema.js';
 
-export interface SqliteStoreOptions {
-  /** How long to wait for another connection's write lock, in ms. Default 5000. */
-  busyTimeoutMs?: number;
-  /**
-   * The page cache of the connection, in MiB (SQLite's `cache_size`). The
-   * default (SQLite's, about 2 MiB; better-sqlite3 builds with 16 MiB) keeps
-   * a small store in memory; a store of millions of messages decides faster
-   * for random agents with a cache near the size of its indexes (e.g. 256).
-   */
-  cacheSizeMiB?: number;
-}
+export type { SqliteStoreOptions } from './connection.js';
 
 /** Most agents whose crew chain a store keeps for decisions. */
 const SEAT_CACHE = 100_000;
-
-/** Brings the schema to {@link SCHEMA_VERSION}, in one write transaction. */
-function migrate(db: Database.Database): void {
-  db.transaction(() => {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) {
-      throw new PlangateError(
-        ErrorCode.StoreFailure,
-        `sqlite store: schema version ${version} is newer than this plangate supports (${SCHEMA_VERSION})`,
-      );
-    }
-    for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] as string);
-    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
-}
 
 /**
  * Opens (creating when missing, along with its folder) a SQLite store and
@@ -76,36 +49,7 @@ function migrate(db: Database.Database): void {
  * await store.close();
  */
 export function openSqliteStore(path: string | ':memory:', options: SqliteStoreOptions = {}): Store {
-  if (typeof path !== 'string' || path === '') {
-    throw new PlangateError(ErrorCode.InvalidInput, 'sqlite store: path must be a file path or ":memory:"');
-  }
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new PlangateError(ErrorCode.InvalidInput, 'sqlite store: busyTimeoutMs must be a non-negative integer');
-  }
-
-  const cacheSizeMiB = options.cacheSizeMiB;
-  if (cacheSizeMiB !== undefined && (!Number.isSafeInteger(cacheSizeMiB) || cacheSizeMiB < 1 || cacheSizeMiB > 65536)) {
-    throw new PlangateError(ErrorCode.InvalidInput, 'sqlite store: cacheSizeMiB must be an integer from 1 to 65536');
-  }
-
-  const db = guard(`opening ${path}`, () => {
-    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-    const conn = new Database(path, { timeout: busyTimeoutMs });
-    try {
-      conn.pragma('journal_mode = WAL');
-      conn.pragma('synchronous = NORMAL');
-      conn.pragma('foreign_keys = ON');
-      conn.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      // A negative cache_size is in KiB.
-      if (cacheSizeMiB !== undefined) conn.pragma(`cache_size = -${cacheSizeMiB * 1024}`);
-      migrate(conn);
-    } catch (err) {
-      conn.close();
-      throw err;
-    }
-    return conn;
-  });
+  const db = openConnection(path, options);
 
   const st = guard('preparing statements', () => ({
     // raw(): rows as arrays, not objects (the candidate lookups run many times per decision).
