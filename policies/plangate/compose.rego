@@ -85,7 +85,7 @@ message := m if {
 	deciding == "planning_hold"
 	m := hold.message
 } else := m if {
-	code != ""
+	code == plan_required.code
 	m := plan_required.message
 } else := ""
 

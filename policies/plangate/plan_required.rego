@@ -87,12 +87,13 @@ minutes(ms) := format_int(ms / 60000, 10)
 newest_stale_at := max([c.at | some c in plans.stale_only])
 
 # who_phrase(reason): who has not planned, or whose newest plan is too old.
-who_phrase("stale") := concat("", [
-	stale_whose(plans.accept_upstream), " is ", minutes(input.now - newest_stale_at), " minutes old, outside the ",
-	format_int(settings.in_force.windowMin.value, 10), "-minute window",
-])
-
-who_phrase("none") := concat("", [
+who_phrase(r) := p if {
+	r == "stale"
+	p := concat("", [
+		stale_whose(plans.accept_upstream), " is ", minutes(input.now - newest_stale_at), " minutes old, outside the ",
+		format_int(settings.in_force.windowMin.value, 10), "-minute window",
+	])
+} else := concat("", [
 	input.agent.id, " has posted no plan in a thread it speaks in within the last ",
 	format_int(settings.in_force.windowMin.value, 10), " minutes", upstream_phrase(plans.accept_upstream),
 ])

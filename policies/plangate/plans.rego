@@ -159,11 +159,12 @@ planned_where_it_may(m) if {
 }
 
 # speaks_in(seat, thread): thread is one of threads_of(seat).
-speaks_in(_, "org")
+speaks_in(seat, "org") if is_string(seat.id)
 
 speaks_in(seat, thread) if thread == concat(":", ["agent", seat.id])
 
 speaks_in(seat, thread) if {
+	is_string(seat.id)
 	startswith(thread, "crew:")
 	substring(thread, 5, -1) in object.get(seat, "crews", [])
 }

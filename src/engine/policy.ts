@@ -113,7 +113,7 @@ export class Engine implements Evaluator {
 
   decide(input: PolicyInput): Decision {
     const result = this.evaluate(ENTRYPOINTS.decide, input);
-    if (!isAnswer(result) || typeof result.settings !== 'object' || result.settings === null) {
+    if (!isAnswer(result) || typeof result.settings !== 'object' || result.settings === null || typeof input.call?.tool !== 'string') {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no decision for this input');
     }
     // The answer is this call's own object. It gets the call's tool and seat, which the hot answer

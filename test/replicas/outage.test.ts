@@ -1,8 +1,8 @@
 /**
  * PostgreSQL stopped and started again under load, with two replicas
  * serving: while it is down, decisions fail as designed (plan-required fails
- * open, saying the store failed) and writes are refused with
- * `store_failure`, never acknowledged; once it is back, both replicas decide
+ * open, saying the store failed) and writes are refused with 503
+ * `store_unavailable`, never acknowledged; once it is back, both replicas decide
  * on the stored facts again, without a restart.
  */
 import { createServer } from 'node:net';

@@ -1,8 +1,8 @@
 /**
  * The connection pool of the PostgreSQL driver: sane limits, statement
  * timeouts, int8 read as numbers, and every driver error turned into a
- * `store_failure` that names what failed (and says plainly when the
- * database cannot be reached).
+ * `store_unavailable` when the database cannot be reached (saying so
+ * plainly), else a `store_failure`, naming what failed.
  */
 import pg from 'pg';
 import { ErrorCode, PlangateError } from '../../core/errors.js';

@@ -69,8 +69,8 @@ function candidateParams(q: CandidateQuery): unknown[] {
 /**
  * Opens a store on a `postgres://` URL: checks that the database answers,
  * applies the migrations (under an advisory lock, so replicas may start
- * together) and returns the store. Fails with `store_failure` and a clear
- * message when the database cannot be reached.
+ * together) and returns the store. Fails with `store_unavailable` and a
+ * clear message when the database cannot be reached.
  */
 export async function openPostgresStore(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
   if (typeof url !== 'string' || !POSTGRES_URL.test(url)) {
