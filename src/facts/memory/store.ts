@@ -4,28 +4,18 @@
  *
  * Messages are kept in sorted arrays (by time, then id) inside maps keyed
  * the way `candidates()` looks them up, so a decision costs a few map hits
- * and binary searches whatever else the store holds.
+ * and binary searches whatever else the store holds. The org, holds and
+ * runs are halves of their own (org.ts, holds.ts, runs.ts).
  */
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
-import type { Agent, CandidateQuery, Crew, DecisionFacts, DecisionFactsQuery, Store } from '../port.js';
+import type { CandidateQuery, DecisionFacts, DecisionFactsQuery, Store } from '../port.js';
 import { threadsToFetch } from '../../core/threads.js';
-import {
-  checkAgent,
-  checkCandidateQuery,
-  checkCrew,
-  checkDecisionFactsQuery,
-  checkCrewPlacement,
-  checkListThread,
-  checkNewMessage,
-  MAX_CREW_DEPTH,
-} from '../validate.js';
+import { checkCandidateQuery, checkDecisionFactsQuery, checkListThread, checkNewMessage } from '../validate.js';
 import { createMemoryHolds } from './holds.js';
+import { createMemoryOrg } from './org.js';
 import { copy, entry, factsOf, insertSorted, newest, newestOne, type Row, type Sorted } from './rows.js';
 import { createMemoryRuns } from './runs.js';
-
-/** A safety stop for walking crew chains; placement checks keep real chains within MAX_CREW_DEPTH. */
-const MAX_CHAIN = MAX_CREW_DEPTH + 1;
 
 /** What a known agent's decisions look up: its crews, nearest first, and the threads it speaks in. */
 interface Seat {
@@ -51,10 +41,6 @@ interface Seat {
 export function createMemoryStore(): Store {
   let closed = false;
   let nextId = 1;
-  const crews = new Map<string, string | null>();
-  const children = new Map<string, Set<string>>();
-  const agents = new Map<string, string>();
-
   /** thread → all messages. */
   const byThread = new Map<string, Sorted>();
   /** author → messages written as an agent, any thread. */
@@ -68,25 +54,6 @@ export function createMemoryStore(): Store {
     if (closed) throw new PlangateError(ErrorCode.StoreFailure, 'the memory store is closed');
   }
 
-  /** The crew and its ancestors, nearest first. */
-  function chain(crewId: string): string[] {
-    const out: string[] = [];
-    let cur: string | null | undefined = crewId;
-    while (cur !== null && cur !== undefined && out.length <= MAX_CHAIN) {
-      out.push(cur);
-      cur = crews.get(cur);
-    }
-    return out;
-  }
-
-  /** How many levels of crews hang below `id` (0 for a leaf or an unknown crew). */
-  function height(id: string, depth = 0): number {
-    if (depth > MAX_CHAIN) return depth;
-    let h = 0;
-    for (const c of children.get(id) ?? []) h = Math.max(h, 1 + height(c, depth + 1));
-    return h;
-  }
-
   /**
    * Known agents' crews, threads and plan lists, kept between org changes
    * (every putCrew and putAgent empties it; an agent's first plan in a
@@ -95,6 +62,7 @@ export function createMemoryStore(): Store {
    * cache is bounded by the org.
    */
   const seats = new Map<string, Seat>();
+  const org = createMemoryOrg(open, () => seats.clear());
 
   /**
    * One string per distinct thread, author, kind and run id: rows share
@@ -145,9 +113,9 @@ export function createMemoryStore(): Store {
   function seatOf(agentId: string): Seat | undefined {
     let seat = seats.get(agentId);
     if (seat === undefined) {
-      const crew = agents.get(agentId);
+      const crew = org.crewOf(agentId);
       if (crew === undefined) return undefined;
-      const crews = chain(crew);
+      const crews = org.chain(crew);
       const threads = threadsToFetch({ id: agentId, known: true, crews }).map((t) => names.get(t) ?? t);
       const byThread = plans.get(agentId);
       seat = { crews, threads, plans: threads.map((t) => byThread?.get(t)) };
@@ -215,50 +183,12 @@ export function createMemoryStore(): Store {
   return {
     ...holds,
     ...runs,
-
-    async putCrew(crew: Crew): Promise<void> {
-      open();
-      const { id, parent } = checkCrew(crew);
-      if (parent !== null) {
-        if (!crews.has(parent)) throw new PlangateError(ErrorCode.NotFound, `unknown parent crew: ${parent}`);
-        checkCrewPlacement(id, chain(parent), height(id));
-      }
-      const old = crews.get(id);
-      if (old) children.get(old)?.delete(id);
-      if (parent !== null) entry(children, parent, () => new Set()).add(id);
-      crews.set(id, parent);
-      seats.clear();
-    },
-
-    async putAgent(agent: Agent): Promise<void> {
-      open();
-      const { id, crew } = checkAgent(agent);
-      if (!crews.has(crew)) throw new PlangateError(ErrorCode.NotFound, `unknown crew: ${crew}`);
-      agents.set(id, crew);
-      seats.clear();
-    },
-
-    async getCrew(id: string): Promise<Crew | undefined> {
-      open();
-      const parent = crews.get(id);
-      return parent === undefined ? undefined : { id, parent };
-    },
-
-    async getAgent(id: string): Promise<Agent | undefined> {
-      open();
-      const crew = agents.get(id);
-      return crew === undefined ? undefined : { id, crew };
-    },
-
-    async listCrews(): Promise<Crew[]> {
-      open();
-      return [...crews].map(([id, parent]) => ({ id, parent })).sort(byId);
-    },
-
-    async listAgents(): Promise<Agent[]> {
-      open();
-      return [...agents].map(([id, crew]) => ({ id, crew })).sort(byId);
-    },
+    putCrew: org.putCrew,
+    putAgent: org.putAgent,
+    getCrew: org.getCrew,
+    getAgent: org.getAgent,
+    listCrews: org.listCrews,
+    listAgents: org.listAgents,
 
     async lineage(agentId: string): Promise<Lineage> {
       open();
@@ -306,8 +236,4 @@ export function createMemoryStore(): Store {
       closed = true;
     },
   };
-}
-
-function byId(a: { id: string }, b: { id: string }): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
