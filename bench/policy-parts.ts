@@ -15,18 +15,14 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPolicy } from '@open-policy-agent/opa-wasm';
-import { createMemoryAuditSink } from '../src/audit/memory.js';
 import type { PolicyInput } from '../src/core/types.js';
 import { withIndexes } from '../src/core/rules-index.js';
 import { rawEvaluator } from '../src/engine/abi.js';
-import { Engine } from '../src/engine/policy.js';
 import { extractFromTarGz } from '../src/engine/source.js';
-import { createMemoryStore } from '../src/facts/memory/store.js';
-import { createGate } from '../src/gate/gate.js';
 import { findOpa } from '../test/http/opa-server.js';
 import { loadFloor } from './opa.js';
 import { interleave, summarize } from './stats.js';
-import { benchRules, buildOrg, makeCalls, messageStream, NOW } from './world.js';
+import { policyInputs } from './policy-inputs.js';
 
 const POLICY = fileURLToPath(new URL('../policies/plangate/', import.meta.url));
 const SDK_CAPABILITIES = fileURLToPath(new URL('../node_modules/@open-policy-agent/opa-wasm/capabilities.json', import.meta.url));
@@ -72,29 +68,11 @@ function build(opa: { bin: string }, decide: string, dir: string): Uint8Array {
   return extractFromTarGz(readFileSync(out), 'policy.wasm');
 }
 
-async function inputs(): Promise<{ rules: ReturnType<typeof benchRules>; inputs: PolicyInput[] }> {
-  const org = buildOrg();
-  const rules = benchRules(org);
-  const store = createMemoryStore();
-  for (const c of [...org.crews].sort((a, b) => a.depth - b.depth)) await store.putCrew({ id: c.id, parent: c.parent });
-  for (const a of org.agents) await store.putAgent(a);
-  const stream = messageStream(org, 1);
-  const messages = Array.from({ length: MESSAGES }, () => stream.next()).sort((a, b) => a.at - b.at);
-  for (const m of messages) {
-    await store.postMessage({ thread: m.thread, author: m.author, authorKind: m.authorKind, kind: m.kind, body: m.body, at: m.at, ...(m.runId ? { runId: m.runId } : {}) });
-  }
-  const engine = await Engine.load({ data: rules, rulesRevision: 'bench' });
-  const gate = createGate({ engine, store, audit: createMemoryAuditSink(), clock: () => NOW });
-  const out: PolicyInput[] = [];
-  for (const call of makeCalls(org, org.agents.map((a) => a.id), CALLS, 11, stream.runPlanOf)) out.push(await gate.inputFor(call));
-  return { rules, inputs: out };
-}
-
 async function main(): Promise<void> {
   const opa = findOpa();
   const floorPolicy = await loadFloor();
   if (!opa || !floorPolicy) throw new Error('bench:policy-parts needs the pinned OPA (.tools/bin/opa)');
-  const world = await inputs();
+  const world = await policyInputs(MESSAGES, CALLS);
   const dir = mkdtempSync(join(os.tmpdir(), 'plangate-parts-'));
   const ops: Record<string, (i: number) => unknown> = {};
   try {
