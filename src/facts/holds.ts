@@ -82,12 +82,20 @@ export function checkHoldMessage(agent: string, role: HoldMessageRole): void {
   if (role !== 'plan' && role !== 'pushback') throw invalid(`role must be "plan" or "pushback", got ${JSON.stringify(role)}`);
 }
 
-/** Checks a listing query; returns it with the limit filled in. */
-export function checkHoldQuery(q: HoldQuery = {}): { agent?: string; all: boolean; limit: number } {
+/** Checks a listing query; returns it with the limit filled in and `before` as a number. */
+export function checkHoldQuery(q: HoldQuery = {}): { agent?: string; all: boolean; limit: number; before?: number } {
   if (typeof q !== 'object' || q === null) throw invalid('query must be an object');
   const limit = checkLimit(q.limit);
   if (q.agent !== undefined) checkAgentId(q.agent);
-  return { ...(q.agent !== undefined ? { agent: q.agent } : {}), all: q.all === true, limit };
+  let before: number | undefined;
+  if (q.before !== undefined) {
+    // Hold ids are decimal integers in every driver, given out in placement order.
+    if (typeof q.before !== 'string' || !/^[1-9][0-9]{0,15}$/.test(q.before) || !Number.isSafeInteger(Number(q.before))) {
+      throw invalid(`before must be a hold id (a decimal integer), got ${JSON.stringify(q.before)}`);
+    }
+    before = Number(q.before);
+  }
+  return { ...(q.agent !== undefined ? { agent: q.agent } : {}), all: q.all === true, limit, ...(before !== undefined ? { before } : {}) };
 }
 
 /** Checks a `limit`; returns the default when absent. */

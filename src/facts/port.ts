@@ -106,11 +106,16 @@ export interface NewHold {
 /** How a message is linked to a hold: the agent's plan, or the reviewer's push-back. */
 export type HoldMessageRole = 'plan' | 'pushback';
 
-/** Which holds to list: active ones unless `all`, newest first, at most `limit` (default 100, at most 1000). */
+/**
+ * Which holds to list: active ones unless `all`, newest first, at most
+ * `limit` (default 100, at most 1000), and with `before` only those placed
+ * before the hold of that id (the next page after a page ending with it).
+ */
 export interface HoldQuery {
   agent?: string;
   all?: boolean;
   limit?: number;
+  before?: string;
 }
 
 /** The planning-hold half of the store. */

@@ -10,7 +10,7 @@ import { agentThread, isValidId } from '../core/threads.js';
 import type { AuthorKind, EffectivePlanningSettings, HoldKind, StoredMessage } from '../core/types.js';
 import type { AuditEvent } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
-import { toHoldFact } from '../facts/holds.js';
+import { MAX_HOLD_LIMIT, toHoldFact } from '../facts/holds.js';
 import type { Hold, HoldMessageRole, HoldQuery, HoldStore, OrgStore } from '../facts/port.js';
 
 /** The store methods holds use. */
@@ -173,4 +173,23 @@ export function createHolds(options: HoldsOptions): Holds {
       return evaluator.planning(seat);
     },
   };
+}
+
+/**
+ * Lists every active hold, a page of {@link MAX_HOLD_LIMIT} at a time, so
+ * that the gate learns each (a held agent stays held if the store fails
+ * before its first decision). Returns how many there were.
+ *
+ * @example
+ * await listAllActive(gate.holds); // 2,500 holds: three pages
+ */
+export async function listAllActive(holds: Pick<Holds, 'list'>): Promise<number> {
+  let before: string | undefined;
+  let seen = 0;
+  for (;;) {
+    const page = await holds.list({ limit: MAX_HOLD_LIMIT, ...(before !== undefined ? { before } : {}) });
+    seen += page.length;
+    if (page.length < MAX_HOLD_LIMIT) return seen;
+    before = (page[page.length - 1] as Hold).id;
+  }
 }

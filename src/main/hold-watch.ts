@@ -7,7 +7,7 @@
  */
 import type { Gate } from '../gate/gate.js';
 import { watchHoldChanges, type HoldWatch } from '../facts/postgres/listen.js';
-import { MAX_HOLD_LIMIT } from '../facts/holds.js';
+import { listAllActive } from '../gate/holds.js';
 
 /** How long start-up waits for the first LISTEN before it goes on without it (it keeps trying). */
 export const HOLD_WATCH_READY_MS = 5_000;
@@ -28,7 +28,7 @@ export async function followHoldChanges(url: string, gate: Pick<Gate, 'holds'>, 
   }, (error) => log(`plangate: following hold changes: ${error.message}`));
   // Changes may have been missed while the connection was down: read the active holds again.
   watch.onReconnect = () => {
-    gate.holds.list({ limit: MAX_HOLD_LIMIT }).catch(() => {});
+    listAllActive(gate.holds).catch(() => {});
   };
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([watch.ready, new Promise<void>((resolve) => { timer = setTimeout(resolve, HOLD_WATCH_READY_MS); })]);

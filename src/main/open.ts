@@ -19,7 +19,7 @@ import { createMemoryStore } from '../facts/memory/store.js';
 import { createPool } from '../facts/postgres/pool.js';
 import { openPostgresStore, type PostgresStore } from '../facts/postgres/store.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../facts/sqlite/store.js';
-import { MAX_HOLD_LIMIT } from '../facts/holds.js';
+import { listAllActive } from '../gate/holds.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, storeKind, type Paths } from './config.js';
@@ -152,7 +152,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     onStoreError: () => {},
   });
   // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
-  await gate.holds.list({ limit: MAX_HOLD_LIMIT }).catch((error: unknown) => {
+  await listAllActive(gate.holds).catch((error: unknown) => {
     log(`plangate: the store failed while reading the active holds at start: ${error instanceof Error ? error.message : String(error)}`);
   });
   // With a store shared by replicas, holds changed through the others are known here at once.

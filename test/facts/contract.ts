@@ -771,6 +771,23 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         expect(await store.listHolds({ limit: 0 })).toEqual([]);
       });
 
+      it('pages back through holds with before: each page starts below the last id of the one before', async () => {
+        for (const [i, agent] of ['A', 'B', 'C', 'D', 'E'].entries()) await store.placeHold({ agent, kind: 'on_demand', placedBy: 'ops', placedAt: i + 1 });
+        await store.endHold('C', { state: 'cleared', by: 'ops', at: 9 });
+        const agents = (hs: Array<{ agent: string }>) => hs.map((h) => h.agent);
+        const first = await store.listHolds({ limit: 2 });
+        expect(agents(first)).toEqual(['E', 'D']);
+        const second = await store.listHolds({ limit: 2, before: first[1]!.id });
+        expect(agents(second)).toEqual(['B', 'A']);
+        expect(await store.listHolds({ limit: 2, before: second[1]!.id })).toEqual([]);
+        expect(agents(await store.listHolds({ all: true, limit: 2, before: first[1]!.id }))).toEqual(['C', 'B']);
+        expect(agents(await store.listHolds({ agent: 'E', before: first[1]!.id }))).toEqual([]);
+        expect(agents(await store.listHolds({ agent: 'B', all: true, before: first[1]!.id }))).toEqual(['B']);
+        for (const bad of ['0', '-1', '1.5', 'x', '99999999999999999', '']) {
+          await expectCode(store.listHolds({ before: bad }), ErrorCode.InvalidInput, /before/);
+        }
+      });
+
       it('refuses malformed holds and queries with invalid_input', async () => {
         const ok = { agent: 'W', kind: 'on_demand' as const, placedBy: 'ops', placedAt: 1 };
         await expectCode(store.placeHold({ ...ok, agent: 'not an id' }), ErrorCode.InvalidInput, /agent/);

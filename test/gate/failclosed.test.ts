@@ -9,6 +9,8 @@ import { FAIL_CLOSED_REVIEWER_CHANNEL } from '../../src/core/failclosed.js';
 import { failingOpen, PolicyHolder } from '../../src/engine/holder.js';
 import { createMemoryStore } from '../../src/facts/memory/store.js';
 import { createGate } from '../../src/gate/gate.js';
+import { listAllActive } from '../../src/gate/holds.js';
+import { MAX_HOLD_LIMIT } from '../../src/facts/holds.js';
 import { planningWorld } from '../planning/support.js';
 import { seedOrg } from '../support/world.js';
 
@@ -77,6 +79,20 @@ describe('holds fail closed', () => {
     await gate.holds.unblock('0xWORKER', { by: 'ops' });
     state.down = true;
     expect((await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).failOpen).toBeDefined();
+  });
+
+  it('every active hold on record is learnt from the listing at start, however many pages it takes', async () => {
+    const w = await planningWorld(RULES);
+    const { store, state } = flakyStore();
+    await seedOrg(store);
+    const gate = createGate({ engine: w.engine, store, onStoreError: () => {} });
+    // The oldest hold is on the third page of MAX_HOLD_LIMIT: the first listing alone would miss it.
+    await store.placeHold({ agent: '0xWORKER', kind: 'on_demand', placedBy: 'ops', placedAt: 1 });
+    for (let i = 0; i < 2 * MAX_HOLD_LIMIT; i++) await store.placeHold({ agent: `0xH${i}`, kind: 'on_demand', placedBy: 'ops', placedAt: 2 + i });
+    expect(await listAllActive(gate.holds)).toBe(2 * MAX_HOLD_LIMIT + 1);
+    expect(gate.knownHolds.size).toBe(2 * MAX_HOLD_LIMIT + 1);
+    state.down = true;
+    expect(await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).toMatchObject({ allowed: false, check: 'planning_hold', failClosed: {} });
   });
 
   it('a hold learnt from a decision is kept too (a hold placed by another replica)', async () => {

@@ -94,6 +94,7 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
       const out: Hold[] = [];
       for (let i = holds.length - 1; i >= 0 && out.length < q.limit; i--) {
         const h = holds[i] as Hold;
+        if (q.before !== undefined && Number(h.id) >= q.before) continue;
         if (q.agent !== undefined && h.agent !== q.agent) continue;
         if (!q.all && h.state !== 'active') continue;
         out.push(copy(h));

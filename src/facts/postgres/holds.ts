@@ -65,9 +65,10 @@ export function createPostgresHolds(pool: pg.Pool, run: Runner): HoldStore {
     listHolds: (query) =>
       run('listHolds', async () => {
         const q = checkHoldQuery(query);
+        const below = q.before ?? Number.MAX_SAFE_INTEGER;
         const { rows } = q.agent !== undefined
-          ? await pool.query<HoldRow>(q.all ? HOLD_SQL.listAgentAll : HOLD_SQL.listAgentActive, [q.agent, q.limit])
-          : await pool.query<HoldRow>(q.all ? HOLD_SQL.listAll : HOLD_SQL.listActive, [q.limit]);
+          ? await pool.query<HoldRow>(q.all ? HOLD_SQL.listAgentAll : HOLD_SQL.listAgentActive, [q.agent, q.limit, below])
+          : await pool.query<HoldRow>(q.all ? HOLD_SQL.listAll : HOLD_SQL.listActive, [q.limit, below]);
         return rows.map(toHold);
       }),
 

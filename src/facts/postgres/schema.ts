@@ -210,10 +210,11 @@ export const HOLD_SQL = {
   countPlan: `UPDATE holds SET plans = plans + 1, last_plan_id = $1 WHERE id = $2 RETURNING ${HOLD_COLUMNS}`,
   countPushBack: `UPDATE holds SET push_backs = push_backs + 1 WHERE id = $1 RETURNING ${HOLD_COLUMNS}`,
   link: 'INSERT INTO hold_messages (hold_id, message_id, role) VALUES ($1, $2, $3)',
-  listActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE state = 'active' ORDER BY id DESC LIMIT $1`,
-  listAll: `SELECT ${HOLD_COLUMNS} FROM holds ORDER BY id DESC LIMIT $1`,
-  listAgentActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = $1 AND state = 'active' LIMIT $2`,
-  listAgentAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = $1 ORDER BY id DESC LIMIT $2`,
+  // The listings read newest first, below a hold id (the largest bigint for the first page).
+  listActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE state = 'active' AND id < $2 ORDER BY id DESC LIMIT $1`,
+  listAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE id < $2 ORDER BY id DESC LIMIT $1`,
+  listAgentActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = $1 AND state = 'active' AND id < $3 LIMIT $2`,
+  listAgentAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = $1 AND id < $3 ORDER BY id DESC LIMIT $2`,
   holdMessages: `SELECT l.role, m.id, m.thread, m.author, m.author_kind, m.kind, m.body, m.at, m.run_id
     FROM hold_messages AS l JOIN messages AS m ON m.id = l.message_id
     WHERE l.hold_id = $1 ORDER BY m.id LIMIT $2`,

@@ -26,9 +26,9 @@ export function createSqliteHolds(db: Database.Database): HoldStore & { readActi
     countPlan: db.prepare<[number | bigint, number]>(HOLD_SQL.countPlan),
     countPushBack: db.prepare<[number]>(HOLD_SQL.countPushBack),
     link: db.prepare<[number, number | bigint, HoldMessageRole]>(HOLD_SQL.link),
-    listActive: db.prepare<[number], HoldRow>(HOLD_SQL.listActive),
-    listAll: db.prepare<[number], HoldRow>(HOLD_SQL.listAll),
-    listAgentAll: db.prepare<[string, number], HoldRow>(HOLD_SQL.listAgentAll),
+    listActive: db.prepare<[number, number], HoldRow>(HOLD_SQL.listActive),
+    listAll: db.prepare<[number, number], HoldRow>(HOLD_SQL.listAll),
+    listAgentAll: db.prepare<[string, number, number], HoldRow>(HOLD_SQL.listAgentAll),
     holdMessages: db.prepare<[number, number], LinkRow>(HOLD_SQL.holdMessages),
     insertMessage: db.prepare<[string, string, AuthorKind, string, string, number, string | null]>(SQL.insertMessage),
   }));
@@ -85,9 +85,10 @@ export function createSqliteHolds(db: Database.Database): HoldStore & { readActi
     async listHolds(query) {
       return guard('listHolds', () => {
         const q = checkHoldQuery(query);
+        const below = q.before ?? Number.MAX_SAFE_INTEGER;
         const rows = q.agent !== undefined
-          ? q.all ? st.listAgentAll.all(q.agent, q.limit) : st.activeHold.all(q.agent).slice(0, q.limit)
-          : q.all ? st.listAll.all(q.limit) : st.listActive.all(q.limit);
+          ? q.all ? st.listAgentAll.all(q.agent, below, q.limit) : st.activeHold.all(q.agent).filter((h) => Number(h.id) < below).slice(0, q.limit)
+          : q.all ? st.listAll.all(below, q.limit) : st.listActive.all(below, q.limit);
         return rows.map(toHold);
       });
     },

@@ -197,9 +197,10 @@ export const HOLD_SQL = {
   countPlan: `UPDATE holds SET plans = plans + 1, last_plan_id = ? WHERE id = ?`,
   countPushBack: `UPDATE holds SET push_backs = push_backs + 1 WHERE id = ?`,
   link: `INSERT INTO hold_messages (hold_id, message_id, role) VALUES (?, ?, ?)`,
-  listActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE state = 'active' ORDER BY id DESC LIMIT ?`,
-  listAll: `SELECT ${HOLD_COLUMNS} FROM holds ORDER BY id DESC LIMIT ?`,
-  listAgentAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ? ORDER BY id DESC LIMIT ?`,
+  // The listings read newest first, below a hold id (the largest integer for the first page).
+  listActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE state = 'active' AND id < ? ORDER BY id DESC LIMIT ?`,
+  listAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE id < ? ORDER BY id DESC LIMIT ?`,
+  listAgentAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ? AND id < ? ORDER BY id DESC LIMIT ?`,
   holdMessages: `SELECT l.role, m.id, m.thread, m.author, m.author_kind, m.kind, m.body, m.at, m.run_id
     FROM hold_messages AS l JOIN messages AS m ON m.id = l.message_id
     WHERE l.hold_id = ? ORDER BY m.id LIMIT ?`,
