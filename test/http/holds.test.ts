@@ -117,5 +117,10 @@ describe('planning holds over HTTP', () => {
     const listed = await call(s.url, 'GET', '/v1/holds', op());
     expect(listed.json.holds.map((h: { agent: string }) => h.agent)).toEqual(['0xBOT']);
     expect((await call(s.url, 'GET', '/v1/holds?limit=abc', op())).status).toBe(400);
+    const id = listed.json.holds[0].id as string;
+    expect((await call(s.url, 'GET', `/v1/holds?before=${id}`, op())).json.holds).toEqual([]);
+    expect((await call(s.url, 'GET', `/v1/holds?all=true&before=${Number(id) + 1}`, op())).json.holds.map((h: { id: string }) => h.id)).toContain(id);
+    const badBefore = await call(s.url, 'GET', '/v1/holds?before=abc', op());
+    expect([badBefore.status, badBefore.json.error.code]).toEqual([400, 'invalid_input']);
   });
 });

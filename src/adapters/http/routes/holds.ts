@@ -6,7 +6,7 @@
  * its own token (the reviewer channel). Through `POST /mcp/call`, a call to the agent's reviewer-channel
  * tool is answered here too: the plan is recorded, nothing is forwarded.
  *
- *   GET  /v1/holds                    operator  active holds (?all=true: history too; ?agent=; ?limit=)
+ *   GET  /v1/holds                    operator  active holds (?all=true: history too; ?agent=; ?limit=; ?before=ID: the next page)
  *   GET  /v1/holds/:agent             operator, or that agent   its active hold (404 not_held)
  *   POST /v1/holds/:agent             operator, reviewer (kind reviewer only)  place a hold (201; 409 already_held / planning_gate_off)
  *   POST /v1/holds/:agent/plan        that agent  the reviewer channel (201; 404 not_held)
@@ -77,9 +77,11 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
     async handle(ctx) {
       const limit = ctx.query.get('limit');
       const agent = ctx.query.get('agent');
+      const before = ctx.query.get('before');
       const holds = await deps.gate.holds.list({
         all: ctx.query.get('all') === 'true',
         ...(agent !== null ? { agent } : {}),
+        ...(before !== null ? { before } : {}),
         ...(limit !== null ? { limit: /^\d+$/.test(limit) ? Number(limit) : Number.NaN } : {}),
       });
       return { body: { holds } };
