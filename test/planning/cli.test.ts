@@ -48,6 +48,7 @@ describe('plangate hold and friends', () => {
     expect((await cli(['holds'], env)).out.trim()).toBe('no active holds');
     const all = await cli(['holds', '--all', '--json'], env);
     expect(JSON.parse(all.out)).toEqual([expect.objectContaining({ id: '1', state: 'released', releasedBy: 'reviewer', plans: 1, pushBacks: 1 })]);
+    expect(JSON.parse((await cli(['holds', '--all', '--before', '1', '--json'], env)).out)).toEqual([]);
 
     // Released: decided as usual (the plan sent through the channel is a fresh plan).
     expect((await cli(['decide', '--agent', '0xWORKER', '--tool', 'github.merge_pull_request'], env)).status).toBe(0);

@@ -68,13 +68,15 @@ export function registerHolds(program: Command, { io, wrap }: CommandContext): v
     .option('--all', 'include released and cleared holds')
     .option('--agent <id>', 'only this agent\'s holds')
     .option('--limit <n>', 'at most this many (default 100)', (v) => Number(v))
+    .option('--before <id>', 'only holds placed before hold <id> (the next page)')
     .option('--json', 'print as JSON')
-    .action(wrap(async (opts: { all?: boolean; agent?: string; limit?: number; json?: boolean }, cmd: Command) =>
+    .action(wrap(async (opts: { all?: boolean; agent?: string; limit?: number; before?: string; json?: boolean }, cmd: Command) =>
       withPlangate(cmd, io, async (pg) => {
         const holds = await pg.gate.holds.list({
           all: opts.all === true,
           ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
           ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+          ...(opts.before !== undefined ? { before: opts.before } : {}),
         });
         if (opts.json) io.out(json(holds));
         else if (holds.length === 0) io.out(opts.all ? 'no holds' : 'no active holds');
