@@ -9,7 +9,6 @@
  * differences measured in one run. Inputs are built by the gate from the
  * bench's world (bench/world.ts) on the memory store.
  */
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -18,14 +17,13 @@ import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import type { PolicyInput } from '../src/core/types.js';
 import { withIndexes } from '../src/core/rules-index.js';
 import { rawEvaluator } from '../src/engine/abi.js';
-import { extractFromTarGz } from '../src/engine/source.js';
 import { findOpa } from '../test/http/opa-server.js';
 import { loadFloor } from './opa.js';
 import { interleave, summarize } from './stats.js';
+import { buildPolicyWasm } from './policy-build.js';
 import { policyInputs } from './policy-inputs.js';
 
 const POLICY = fileURLToPath(new URL('../policies/plangate/', import.meta.url));
-const SDK_CAPABILITIES = fileURLToPath(new URL('../node_modules/@open-policy-agent/opa-wasm/capabilities.json', import.meta.url));
 const MESSAGES = 300_000;
 const CALLS = 2_000;
 const N = 20_000;
@@ -58,14 +56,7 @@ function build(opa: { bin: string }, decide: string, dir: string): Uint8Array {
     .replace('import data.plangate.compose\n', ['compose', ...imports].map((p) => `import data.plangate.${p}\n`).join(''));
   if (cut === entry) throw new Error('decision.rego has no `decide :=` to cut down');
   writeFileSync(join(src, 'decision.rego'), cut);
-  const sdk = JSON.parse(readFileSync(SDK_CAPABILITIES, 'utf8')) as { builtins: unknown; wasm_abi_versions: unknown };
-  const current = JSON.parse(spawnSync(opa.bin, ['capabilities', '--current'], { encoding: 'utf8' }).stdout) as Record<string, unknown>;
-  const caps = join(dir, 'capabilities.json');
-  writeFileSync(caps, JSON.stringify({ builtins: sdk.builtins, wasm_abi_versions: sdk.wasm_abi_versions, features: current.features, future_keywords: current.future_keywords }));
-  const out = join(dir, 'bundle.tar.gz');
-  const r = spawnSync(opa.bin, ['build', '-t', 'wasm', '--capabilities', caps, '-e', 'plangate/decide', '-o', out, src], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`opa build of "${decide}" failed: ${r.stderr || r.stdout}`);
-  return extractFromTarGz(readFileSync(out), 'policy.wasm');
+  return buildPolicyWasm(opa, src, dir, 'plangate/decide');
 }
 
 async function main(): Promise<void> {

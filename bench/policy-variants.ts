@@ -16,36 +16,22 @@
  * cp -r policies/plangate /tmp/try && $EDITOR /tmp/try/plans.rego
  * npm run bench:policy-variants -- policies/plangate /tmp/try
  */
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import { withIndexes } from '../src/core/rules-index.js';
 import { rawEvaluator } from '../src/engine/abi.js';
-import { extractFromTarGz } from '../src/engine/source.js';
 import { findOpa } from '../test/http/opa-server.js';
 import { loadFloor } from './opa.js';
+import { buildPolicyWasm } from './policy-build.js';
 import { policyInputs } from './policy-inputs.js';
 import { interleave, summarize } from './stats.js';
 
-const SDK_CAPABILITIES = fileURLToPath(new URL('../node_modules/@open-policy-agent/opa-wasm/capabilities.json', import.meta.url));
 const MESSAGES = Number(process.env['BENCH_VARIANTS_MESSAGES'] ?? 300_000);
 const CALLS = 2_000;
 const N = 20_000;
 const ENTRYPOINT = 'plangate/decide';
-
-/** Builds one folder of .rego files into policy.wasm, with the SDK's builtins as capabilities. */
-function build(opa: { bin: string }, from: string, dir: string, caps: string): Uint8Array {
-  const src = join(dir, 'src');
-  mkdirSync(src, { recursive: true });
-  for (const f of readdirSync(from)) if (f.endsWith('.rego') && !f.endsWith('_test.rego')) copyFileSync(join(from, f), join(src, f));
-  const out = join(dir, 'bundle.tar.gz');
-  const r = spawnSync(opa.bin, ['build', '-t', 'wasm', '--capabilities', caps, '-e', ENTRYPOINT, '-o', out, src], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`opa build of ${from} failed: ${r.stderr || r.stdout}`);
-  return extractFromTarGz(readFileSync(out), 'policy.wasm');
-}
 
 async function main(): Promise<void> {
   const dirs = process.argv.slice(2);
@@ -58,13 +44,11 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(join(os.tmpdir(), 'plangate-variants-'));
   const ops: Record<string, (i: number) => unknown> = {};
   try {
-    const sdk = JSON.parse(readFileSync(SDK_CAPABILITIES, 'utf8')) as { builtins: unknown; wasm_abi_versions: unknown };
-    const current = JSON.parse(spawnSync(opa.bin, ['capabilities', '--current'], { encoding: 'utf8' }).stdout) as Record<string, unknown>;
-    const caps = join(tmp, 'capabilities.json');
-    writeFileSync(caps, JSON.stringify({ builtins: sdk.builtins, wasm_abi_versions: sdk.wasm_abi_versions, features: current.features, future_keywords: current.future_keywords }));
     let reference: string[] | undefined;
     for (const [k, dir] of dirs.entries()) {
-      const policy = await loadPolicy(build(opa, dir, join(tmp, String(k)), caps));
+      const work = join(tmp, String(k));
+      mkdirSync(work);
+      const policy = await loadPolicy(buildPolicyWasm(opa, dir, work, ENTRYPOINT));
       policy.setData({ plangate: { rules } });
       const evaluate = rawEvaluator(policy);
       const answers = world.inputs.map((x) => JSON.stringify(evaluate(x, ENTRYPOINT)));
