@@ -178,18 +178,24 @@ export function createHolds(options: HoldsOptions): Holds {
 /**
  * Lists every active hold, a page of {@link MAX_HOLD_LIMIT} at a time, so
  * that the gate learns each (a held agent stays held if the store fails
- * before its first decision). Returns how many there were.
+ * before its first decision). Returns them. A store whose pages do not move
+ * back (one that ignores `before`) fails with `store_failure` after its
+ * first page, instead of being asked for the same page forever.
  *
  * @example
  * await listAllActive(gate.holds); // 2,500 holds: three pages
  */
-export async function listAllActive(holds: Pick<Holds, 'list'>): Promise<number> {
+export async function listAllActive(holds: Pick<Holds, 'list'>): Promise<Hold[]> {
+  const all: Hold[] = [];
   let before: string | undefined;
-  let seen = 0;
   for (;;) {
     const page = await holds.list({ limit: MAX_HOLD_LIMIT, ...(before !== undefined ? { before } : {}) });
-    seen += page.length;
-    if (page.length < MAX_HOLD_LIMIT) return seen;
-    before = (page[page.length - 1] as Hold).id;
+    all.push(...page);
+    if (page.length < MAX_HOLD_LIMIT) return all;
+    const last = (page[page.length - 1] as Hold).id;
+    if (before !== undefined && !(Number(last) < Number(before))) {
+      throw new PlangateError(ErrorCode.StoreFailure, `the store's hold listing did not page back below hold ${before} (it ignores before): ${all.length} active holds read`);
+    }
+    before = last;
   }
 }

@@ -40,6 +40,20 @@ export class KnownHolds {
     return this.holds.get(agent);
   }
 
+  /** Every agent known to be held, with its hold's id. */
+  ids(): Map<string, string> {
+    return new Map([...this.holds].map(([agent, hold]) => [agent, hold.id]));
+  }
+
+  /**
+   * Forgets the holds in `earlier` (agent → hold id, taken before a full
+   * listing) whose agent the listing did not find held, unless the agent
+   * has been learnt with another hold since.
+   */
+  forgetEnded(earlier: ReadonlyMap<string, string>, active: ReadonlySet<string>): void {
+    for (const [agent, id] of earlier) if (!active.has(agent) && this.holds.get(agent)?.id === id) this.holds.delete(agent);
+  }
+
   /** How many agents are known to be held. */
   get size(): number {
     return this.holds.size;

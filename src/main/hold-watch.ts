@@ -19,16 +19,20 @@ export const HOLD_WATCH_READY_MS = 5_000;
  * const watch = await followHoldChanges('postgres://db/plangate', gate, console.error);
  * await watch.close();
  */
-export async function followHoldChanges(url: string, gate: Pick<Gate, 'holds'>, log: (line: string) => void): Promise<HoldWatch> {
+export async function followHoldChanges(url: string, gate: Pick<Gate, 'holds' | 'knownHolds'>, log: (line: string) => void): Promise<HoldWatch> {
   const watch = watchHoldChanges(url, (change) => {
     // The change names the agent; reading its active hold now records it (or its end) in gate.knownHolds.
     gate.holds.get(change.agent).catch((error: unknown) => {
       log(`plangate: reading ${change.agent}'s hold after a change failed: ${error instanceof Error ? error.message : String(error)}`);
     });
   }, (error) => log(`plangate: following hold changes: ${error.message}`));
-  // Changes may have been missed while the connection was down: read the active holds again.
+  // Changes may have been missed while the connection was down: read the active holds again,
+  // and forget the known ones that ended meanwhile (those learnt since are kept).
   watch.onReconnect = () => {
-    listAllActive(gate.holds).catch(() => {});
+    const earlier = gate.knownHolds.ids();
+    listAllActive(gate.holds)
+      .then((active) => gate.knownHolds.forgetEnded(earlier, new Set(active.map((h) => h.agent))))
+      .catch((error: unknown) => log(`plangate: reading the active holds after reconnecting failed: ${error instanceof Error ? error.message : String(error)}`));
   };
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([watch.ready, new Promise<void>((resolve) => { timer = setTimeout(resolve, HOLD_WATCH_READY_MS); })]);

@@ -11,6 +11,9 @@ import { threadsToFetch } from '../../src/core/threads.js';
 import type { Lineage } from '../../src/core/types.js';
 import { openPostgresStore, type PostgresStore } from '../../src/facts/postgres/store.js';
 import { watchHoldChanges, type HoldChange } from '../../src/facts/postgres/listen.js';
+import { failingOpen } from '../../src/engine/holder.js';
+import { createGate } from '../../src/gate/gate.js';
+import { followHoldChanges } from '../../src/main/hold-watch.js';
 import { DECISION_STATEMENTS, STORE_MIGRATIONS } from '../../src/facts/postgres/schema.js';
 import { freshSchemaUrl, havePostgres } from '../support/postgres.js';
 import { expectCode } from './contract.js';
@@ -125,6 +128,25 @@ describe.runIf(run)('postgres store', () => {
     await b!.placeHold({ agent: 'V', kind: 'on_demand', placedBy: 'ops' });
     await until(4);
     expect(seen.slice(3).map((c) => [c.agent, c.state])).toEqual([['V', 'active']]);
+    await watch.close();
+    await Promise.all([a!.close(), b!.close()]);
+  });
+
+  it("forgets, after the hold watch reconnects, a hold that ended while it was away", async () => {
+    const url = await fresh();
+    const [a, b] = await Promise.all([openPostgresStore(url), openPostgresStore(url)]);
+    const gate = createGate({ engine: failingOpen('no policy in this test').evaluator, store: a!, onStoreError: () => {} });
+    const watch = await followHoldChanges(url, gate, () => {});
+    const until = async (ok: () => boolean) => { for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25)); };
+    await b!.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops' });
+    await until(() => gate.knownHolds.get('W') !== undefined);
+    expect(gate.knownHolds.get('W')).toBeDefined();
+
+    // The watch's connection drops; the hold ends before it is back, so its NOTIFY is never heard.
+    await a!.pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'plangate-listen'");
+    await b!.endHold('W', { state: 'released', by: 'reviewer' });
+    await until(() => gate.knownHolds.get('W') === undefined);
+    expect(gate.knownHolds.get('W')).toBeUndefined();
     await watch.close();
     await Promise.all([a!.close(), b!.close()]);
   });

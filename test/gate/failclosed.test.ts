@@ -10,6 +10,8 @@ import { failingOpen, PolicyHolder } from '../../src/engine/holder.js';
 import { createMemoryStore } from '../../src/facts/memory/store.js';
 import { createGate } from '../../src/gate/gate.js';
 import { listAllActive } from '../../src/gate/holds.js';
+import { KnownHolds } from '../../src/gate/known-holds.js';
+import { ErrorCode } from '../../src/core/errors.js';
 import { MAX_HOLD_LIMIT } from '../../src/facts/holds.js';
 import { planningWorld } from '../planning/support.js';
 import { seedOrg } from '../support/world.js';
@@ -89,10 +91,27 @@ describe('holds fail closed', () => {
     // The oldest hold is on the third page of MAX_HOLD_LIMIT: the first listing alone would miss it.
     await store.placeHold({ agent: '0xWORKER', kind: 'on_demand', placedBy: 'ops', placedAt: 1 });
     for (let i = 0; i < 2 * MAX_HOLD_LIMIT; i++) await store.placeHold({ agent: `0xH${i}`, kind: 'on_demand', placedBy: 'ops', placedAt: 2 + i });
-    expect(await listAllActive(gate.holds)).toBe(2 * MAX_HOLD_LIMIT + 1);
+    expect(await listAllActive(gate.holds)).toHaveLength(2 * MAX_HOLD_LIMIT + 1);
     expect(gate.knownHolds.size).toBe(2 * MAX_HOLD_LIMIT + 1);
     state.down = true;
     expect(await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).toMatchObject({ allowed: false, check: 'planning_hold', failClosed: {} });
+  });
+
+  it('a store whose listing ignores before fails after the second page instead of being asked forever', async () => {
+    const page = Array.from({ length: MAX_HOLD_LIMIT }, (_, i) => ({ id: String(5000 - i), agent: `0xH${i}`, kind: 'on_demand', state: 'active' }));
+    let asked = 0;
+    const stuck = { list: async () => { asked++; return page as never; } };
+    await expect(listAllActive(stuck)).rejects.toMatchObject({ code: ErrorCode.StoreFailure, message: expect.stringMatching(/did not page back below hold 4001/) });
+    expect(asked).toBe(2);
+  });
+
+  it('forgets known holds that a later full listing no longer finds, but not one learnt meanwhile', () => {
+    const known = new KnownHolds();
+    for (const [agent, id] of [['0xA', '1'], ['0xB', '2'], ['0xC', '3']] as const) known.set(agent, { id, kind: 'on_demand' });
+    const earlier = known.ids();
+    known.set('0xC', { id: '9', kind: 'reviewer' }); // a new hold on 0xC, learnt while the listing ran
+    known.forgetEnded(earlier, new Set(['0xA']));
+    expect([known.get('0xA')?.id, known.get('0xB'), known.get('0xC')?.id]).toEqual(['1', undefined, '9']);
   });
 
   it('a hold learnt from a decision is kept too (a hold placed by another replica)', async () => {
