@@ -16,7 +16,7 @@
  * cp -r policies/plangate /tmp/try && $EDITOR /tmp/try/plans.rego
  * npm run bench:policy-variants -- policies/plangate /tmp/try
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadPolicy } from '@open-policy-agent/opa-wasm';
@@ -46,9 +46,12 @@ async function main(): Promise<void> {
   try {
     let reference: string[] | undefined;
     for (const [k, dir] of dirs.entries()) {
+      // Only the folder's own .rego files, as the product's build takes policies/plangate.
       const work = join(tmp, String(k));
-      mkdirSync(work);
-      const policy = await loadPolicy(buildPolicyWasm(opa, dir, work, ENTRYPOINT));
+      const src = join(work, 'src');
+      mkdirSync(src, { recursive: true });
+      for (const f of readdirSync(dir)) if (f.endsWith('.rego') && !f.endsWith('_test.rego')) copyFileSync(join(dir, f), join(src, f));
+      const policy = await loadPolicy(buildPolicyWasm(opa, src, work, ENTRYPOINT));
       policy.setData({ plangate: { rules } });
       const evaluate = rawEvaluator(policy);
       const answers = world.inputs.map((x) => JSON.stringify(evaluate(x, ENTRYPOINT)));

@@ -39,7 +39,7 @@ describe('plangate CLI', () => {
     expect(JSON.parse(clean.out).warnings).toEqual([]);
 
     const { rules } = workspace();
-    writeFileSync(join(rules, 'reads.yaml'), 'readGuard:\n  tools:\n    fs.read_at: { path: path, range: [offset, limit] }\n    fs.head: { path: path, range: [count] }\n');
+    writeFileSync(join(rules, 'reads.yaml'), 'readGuard:\n  tools:\n    fs.read_at: { path: path, range: [offset, limit] }\n    fs.head: { path: path, range: [count, max_lines] }\n');
     const warned = await cli(['check', rules]);
     expect(warned.status).toBe(0);
     expect(warned.out).toMatch(/^ok: /);
@@ -51,6 +51,15 @@ describe('plangate CLI', () => {
     expect(asJson.ok).toBe(true);
     expect(asJson.warnings).toHaveLength(1);
     expect(asJson.warnings[0]).toMatchObject({ line: 3, message: expect.stringContaining('"offset"') });
+  });
+
+  it('check: the warning reads argument names by their words, and says what to do when the offset is under skip too', async () => {
+    const { rules } = workspace();
+    writeFileSync(join(rules, 'reads.yaml'), 'readGuard:\n  tools:\n    a.read: { path: p, range: [startLine, count] }\n    b.read: { path: p, range: [byte_offset], skip: [byte_offset] }\n    c.read: { path: p, range: [offsets_seen, limit] }\n');
+    const warnings = JSON.parse((await cli(['check', rules, '--json'])).out).warnings as Array<{ message: string }>;
+    expect(warnings.map((w) => /tools\["(\w)\.read"\]: range lists "(\w+)"/.exec(w.message)?.slice(1).join(' '))).toEqual(['a startLine', 'b byte_offset']);
+    expect(warnings[0]!.message).toMatch(/list it under skip instead/);
+    expect(warnings[1]!.message).toMatch(/remove it from range \(it is also under skip, and range wins\)/);
   });
 
   it('decide: exit 3 with the refusal as JSON, exit 0 once the agent has planned; refusals are audited', async () => {
