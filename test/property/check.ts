@@ -175,10 +175,13 @@ export async function checkScenario(s: Scenario, store: Store, tally?: Tally): P
 }
 
 export function assertCoverage(t: Tally, runs: number): void {
-  // Loose floors: each branch must be hit in a few percent of the runs
-  // (only meaningful for a full-size run).
+  // Loose floors (only meaningful for a full-size run): each branch must be
+  // hit in a third of a percent of the runs. The rarest (allowed only by an
+  // upstream plan) comes up in about 1.5 % (43–50 of 3,000 in three seeded
+  // runs), so a floor of 1 % failed about one run in a hundred by chance; a
+  // generator that stopped producing a branch still fails this one.
   if (runs < 1000) return;
-  const floor = Math.max(3, Math.floor(runs / 100));
+  const floor = Math.max(3, Math.floor(runs / 300));
   for (const [k, v] of Object.entries(t)) expect({ [k]: v >= floor }).toEqual({ [k]: true });
 }
 
