@@ -92,9 +92,10 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
       assertOpen();
       const q = checkHoldQuery(query);
       const out: Hold[] = [];
-      for (let i = holds.length - 1; i >= 0 && out.length < q.limit; i--) {
+      // Hold n is holds[n - 1]: a page below `before` starts there, not at the newest.
+      const from = q.before === undefined ? holds.length : Math.min(holds.length, q.before - 1);
+      for (let i = from - 1; i >= 0 && out.length < q.limit; i--) {
         const h = holds[i] as Hold;
-        if (q.before !== undefined && Number(h.id) >= q.before) continue;
         if (q.agent !== undefined && h.agent !== q.agent) continue;
         if (!q.all && h.state !== 'active') continue;
         out.push(copy(h));
