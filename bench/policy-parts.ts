@@ -20,7 +20,7 @@ import { rawEvaluator } from '../src/engine/abi.js';
 import { findOpa } from '../test/http/opa-server.js';
 import { loadFloor } from './opa.js';
 import { interleave, summarize } from './stats.js';
-import { buildPolicyWasm } from './policy-build.js';
+import { buildPolicyWasm } from '../test/support/policy-build.js';
 import { policyInputs } from './policy-inputs.js';
 
 const POLICY = fileURLToPath(new URL('../policies/plangate/', import.meta.url));
@@ -56,7 +56,7 @@ function build(opa: { bin: string }, decide: string, dir: string): Uint8Array {
     .replace('import data.plangate.compose\n', ['compose', ...imports].map((p) => `import data.plangate.${p}\n`).join(''));
   if (cut === entry) throw new Error('decision.rego has no `decide :=` to cut down');
   writeFileSync(join(src, 'decision.rego'), cut);
-  return buildPolicyWasm(opa, src, dir, 'plangate/decide');
+  return buildPolicyWasm(opa, src, dir, ['plangate/decide']);
 }
 
 async function main(): Promise<void> {

@@ -24,7 +24,7 @@ import { withIndexes } from '../src/core/rules-index.js';
 import { rawEvaluator } from '../src/engine/abi.js';
 import { findOpa } from '../test/http/opa-server.js';
 import { loadFloor } from './opa.js';
-import { buildPolicyWasm } from './policy-build.js';
+import { buildPolicyWasm } from '../test/support/policy-build.js';
 import { policyInputs } from './policy-inputs.js';
 import { interleave, summarize } from './stats.js';
 
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
       const src = join(work, 'src');
       mkdirSync(src, { recursive: true });
       for (const f of readdirSync(dir)) if (f.endsWith('.rego') && !f.endsWith('_test.rego')) copyFileSync(join(dir, f), join(src, f));
-      const policy = await loadPolicy(buildPolicyWasm(opa, src, work, ENTRYPOINT));
+      const policy = await loadPolicy(buildPolicyWasm(opa, src, work, [ENTRYPOINT]));
       policy.setData({ plangate: { rules } });
       const evaluate = rawEvaluator(policy);
       const answers = world.inputs.map((x) => JSON.stringify(evaluate(x, ENTRYPOINT)));

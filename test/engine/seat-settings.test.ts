@@ -4,7 +4,6 @@
  * and never another seat's; a policy built before the hot answer gave values
  * is still read.
  */
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { PlangateError } from '../../src/core/errors.js';
 import type { EffectiveSettings, Lineage, SettingValues } from '../../src/core/types.js';
 import { Engine, ENTRYPOINTS } from '../../src/engine/policy.js';
-import { extractFromTarGz } from '../../src/engine/source.js';
 import { seatSettings } from '../../src/engine/seat-settings.js';
 import { findOpa } from '../http/opa-server.js';
+import { buildPolicyWasm } from '../support/policy-build.js';
 
 const POLICY = fileURLToPath(new URL('../../policies/plangate/', import.meta.url));
-const SDK_CAPABILITIES = fileURLToPath(new URL('../../node_modules/@open-policy-agent/opa-wasm/capabilities.json', import.meta.url));
 
 const valuesOf = (s: EffectiveSettings): SettingValues => ({ mode: s.mode.value, windowMin: s.windowMin.value, acceptUpstream: s.acceptUpstream.value, enforce: s.enforce.value });
 
@@ -115,13 +113,7 @@ function buildOlderPolicy(bin: string): Uint8Array {
     const compose = readFileSync(join(src, 'compose.rego'), 'utf8');
     if (!compose.includes('answer["settings"] := settings.values')) throw new Error('compose.rego no longer answers settings.values');
     writeFileSync(join(src, 'compose.rego'), compose.replace('answer["settings"] := settings.values', 'answer["settings"] := settings.in_force'));
-    const sdk = JSON.parse(readFileSync(SDK_CAPABILITIES, 'utf8')) as { builtins: unknown; wasm_abi_versions: unknown };
-    const current = JSON.parse(execFileSync(bin, ['capabilities', '--current'], { encoding: 'utf8' })) as Record<string, unknown>;
-    const caps = join(dir, 'capabilities.json');
-    writeFileSync(caps, JSON.stringify({ builtins: sdk.builtins, wasm_abi_versions: sdk.wasm_abi_versions, features: current.features, future_keywords: current.future_keywords }));
-    const out = join(dir, 'bundle.tar.gz');
-    execFileSync(bin, ['build', '-t', 'wasm', '--capabilities', caps, ...Object.values(ENTRYPOINTS).flatMap((e) => ['-e', e]), '-o', out, src]);
-    return extractFromTarGz(readFileSync(out), 'policy.wasm');
+    return buildPolicyWasm({ bin }, src, dir, Object.values(ENTRYPOINTS));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
