@@ -18,10 +18,15 @@ import type { FileFact } from '../core/types.js';
  * A file fact with what only the audit may see: where the path resolved to
  * (for a path inside the roots). The policy is given `fact` alone.
  */
-export interface GatheredFile {
-  fact: FileFact;
-  /** The resolved absolute path, as far as the host followed it (for a path outside the roots: where it leads out). */
-  resolved?: string;
+export type GatheredFile =
+  /** A regular file inside the roots, and where it is. */
+  | { fact: Extract<FileFact, { kind: 'file' }>; resolved: string }
+  /** Anything else; the resolved absolute path as far as the host followed it (for a path outside the roots: where it leads out). */
+  | { fact: Exclude<FileFact, { kind: 'file' }>; resolved?: string };
+
+/** Whether a gathered path is a regular file inside the roots (and so has a resolved path). */
+export function isRegularFile(g: GatheredFile): g is Extract<GatheredFile, { resolved: string }> {
+  return g.fact.kind === 'file';
 }
 
 /** True when `child` is `root` or inside it (both absolute, normalized). */

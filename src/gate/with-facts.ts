@@ -7,7 +7,7 @@
  */
 import type { Decision, Explanation, FileFact, PolicyInput } from '../core/types.js';
 import type { Evaluator } from '../engine/policy.js';
-import { fileFact } from './files.js';
+import { fileFact, isRegularFile } from './files.js';
 import { lineSpanBytes, MAX_SKIP_BYTES, type SkipBudget } from './lines.js';
 
 /** Where each gathered path resolved to: for the audit only, never the policy. */
@@ -68,11 +68,9 @@ async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyIn
   const budget: SkipBudget = { bytes: MAX_SKIP_BYTES };
   const gathered = await Promise.all(wanted.map(async (p) => {
     const g = await fileFact(inside, p);
-    if (spans.length === 0 || g.fact.kind !== 'file' || g.fact.size <= upTo) return g;
-    const resolved = g.resolved;
-    if (resolved === undefined) return { ...g, fact: { ...g.fact, spans: spans.map((l) => ({ ...l, bytes: null })) } };
+    if (spans.length === 0 || !isRegularFile(g) || g.fact.size <= upTo) return g;
     // Lines that cannot be measured now (the file gone, unreadable, no longer a regular file) are null: refused.
-    const measured = await Promise.all(spans.map((l) => lineSpanBytes(resolved, l, upTo, budget).then((bytes) => ({ ...l, bytes }), () => ({ ...l, bytes: null }))));
+    const measured = await Promise.all(spans.map((l) => lineSpanBytes(g.resolved, l, upTo, budget).then((bytes) => ({ ...l, bytes }), () => ({ ...l, bytes: null }))));
     return { ...g, fact: { ...g.fact, spans: measured } };
   }));
   const files: Record<string, FileFact> = Object.create(null);

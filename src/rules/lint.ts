@@ -16,7 +16,7 @@ import type { RulesData } from '../core/rules.js';
 const START_WORDS = new Set(['offset', 'start', 'from', 'skip', 'begin', 'position', 'pos', 'seek', 'cursor']);
 
 /** Whether an argument's name has a word that says where a read starts. */
-export function soundsLikeAStart(name: string): boolean {
+function soundsLikeAStart(name: string): boolean {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
