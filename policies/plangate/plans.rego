@@ -29,29 +29,18 @@ accept_upstream if settings.in_force.acceptUpstream.value == true
 # recorded delegation is nobody's upstream.
 upstream_ids := {u.id | some u in upstream; u.id in trust.chain_ids} - {input.agent.id}
 
-# The threads a seat speaks in: its own, its crews' (all the way up) and the org's.
-threads_of(seat) := {concat(":", ["agent", seat.id]), "org"} | {concat(":", ["crew", crew]) | some crew in object.get(seat, "crews", [])}
-
 # Thread membership is judged for the message's author when that author may
 # plan for this call, and for the acting agent otherwise.
 in_threads(m) if {
 	m.author in upstream_ids
-	m.thread in upstream_threads[m.author]
+	some u in upstream
+	u.id == m.author
+	speaks_in(u, m.thread)
 }
 
 in_threads(m) if {
 	not m.author in upstream_ids
-	m.thread in own_threads
-}
-
-# The threads of the acting agent and of each seat up its recorded chain,
-# computed once per decision rather than once per message.
-own_threads := threads_of(input.agent)
-
-upstream_threads[u.id] contains t if {
-	some u in upstream
-	u.id in upstream_ids
-	some t in threads_of(u)
+	speaks_in(input.agent, m.thread)
 }
 
 same_run(m) if trust.same_run(m)
@@ -143,8 +132,8 @@ eligible := [m |
 
 # planned_where_it_may(m): m's author may plan for this call (the acting
 # agent, or with acceptUpstream a seat up its recorded chain) and speaks in
-# m's thread. The same as in_threads(m) for such an author, without
-# building any seat's set of threads.
+# m's thread: in_threads(m) for such an author, without working out the
+# upstream seats for the acting agent's own plans.
 planned_where_it_may(m) if {
 	m.author == input.agent.id
 	speaks_in(input.agent, m.thread)
@@ -158,7 +147,8 @@ planned_where_it_may(m) if {
 	speaks_in(u, m.thread)
 }
 
-# speaks_in(seat, thread): thread is one of threads_of(seat).
+# speaks_in(seat, thread): the seat speaks in the thread: its own, its crews'
+# (all the way up) and the org's. A seat without a string id speaks in none.
 speaks_in(seat, "org") if is_string(seat.id)
 
 speaks_in(seat, thread) if thread == concat(":", ["agent", seat.id])

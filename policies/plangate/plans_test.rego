@@ -45,10 +45,12 @@ test_own_plan_counts_in_every_thread_the_agent_speaks_in if {
 	}
 }
 
-test_threads_of_a_seat if {
-	plans.threads_of(fx.worker) == {"agent:0xWORKER", "crew:desk", "crew:news", "org"}
-	plans.threads_of({"id": "0xLONE", "known": false, "crews": []}) == {"agent:0xLONE", "org"}
-	plans.threads_of({"id": "0xLONE"}) == {"agent:0xLONE", "org"}
+test_the_threads_a_seat_speaks_in if {
+	threads := ["agent:0xWORKER", "crew:desk", "crew:news", "org", "agent:0xLONE", "crew:mgmt", "crew:", "agent:"]
+	[t | some t in threads; plans.speaks_in(fx.worker, t)] == ["agent:0xWORKER", "crew:desk", "crew:news", "org"]
+	[t | some t in threads; plans.speaks_in({"id": "0xLONE", "known": false, "crews": []}, t)] == ["org", "agent:0xLONE"]
+	[t | some t in threads; plans.speaks_in({"id": "0xLONE"}, t)] == ["org", "agent:0xLONE"]
+	[t | some t in threads; plans.speaks_in({"id": 7, "crews": ["desk"]}, t)] == []
 }
 
 # --- 1. kind
