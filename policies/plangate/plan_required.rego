@@ -106,14 +106,15 @@ upstream_phrase(true) := concat("", [", and nobody up its delegation chain (", c
 
 # The newest stale plan is the agent's own or, with acceptUpstream, may be a
 # manager's (the first of the newest, in input order): name whose it is.
-stale_whose(false) := concat("", [input.agent.id, "'s newest plan"])
-
-stale_whose(true) := concat("", [input.agent.id, "'s newest plan"]) if {
-	newest_stale_author == input.agent.id
+stale_whose(accept_upstream) := concat("", [input.agent.id, "'s newest plan"]) if {
+	not managers_stale_plan(accept_upstream)
 } else := concat("", [
 	input.agent.id, " has no fresh plan, and the newest plan by ",
 	newest_stale_author, " up its delegation chain",
 ])
+
+# Only with acceptUpstream can the newest stale plan be another seat's.
+managers_stale_plan(true) if newest_stale_author != input.agent.id
 
 newest_stale_author := [c.author | some c in plans.stale_only; c.at == newest_stale_at][0]
 
