@@ -69,6 +69,23 @@ describe('plangate hook', () => {
     expect(hook(payload('mcp-read', big)).hookSpecificOutput.permissionDecisionReason).toContain('read_guard:mcp__filesystem__read_text_file');
   }, 60_000);
 
+  it('denies, with exit 0, when plangate cannot be opened: a host lets a call through a hook that exits 1', () => {
+    const notADatabase = join(w.root, 'not-a.db');
+    writeFileSync(notADatabase, 'garbage');
+    const cases = [
+      { options: ['--store', notADatabase], agent: '0xWORKER' },
+      { options: ['--audit', w.files], agent: '0xWORKER' }, // a directory: the audit file cannot be opened
+      { options: [], agent: 'not a seat' },
+    ];
+    for (const { options, agent } of cases) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', CLI_CHILD, ...global, ...options, 'hook', '--agent', agent], { input: payload('bash', big), encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).hookSpecificOutput, options.join(' ')).toMatchObject({
+        hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call, so it is refused: /),
+      });
+    }
+  }, 60_000);
+
   it('answers every malformed payload with a well-formed deny', async () => {
     expect(hook('not json').hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call/) });
     const pg = await openPlangate({ rules: w.rules, store: ':memory:', audit: join(w.root, 'unit-audit.jsonl'), log: () => {} });

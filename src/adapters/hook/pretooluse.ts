@@ -124,11 +124,25 @@ export async function runHook(gate: Pick<Gate, 'decide'>, text: string, options:
     };
     answer = answerFor(await gate.decide(call), options);
   } catch (error) {
-    const e = toError(error);
-    answer = HOOK_ON_UNDECIDABLE === 'deny'
-      ? deny(`plangate could not decide this call, so it is refused: ${e instanceof PlangateError ? e.message : 'internal error'}`)
-      : {};
-    if (!(e instanceof PlangateError)) process.stderr.write(`plangate hook: ${e.stack ?? e.message}\n`);
+    return undecidable(error);
   }
+  return `${JSON.stringify(answer)}\n`;
+}
+
+/**
+ * The text for stdout when a call cannot be decided (see
+ * {@link HOOK_ON_UNDECIDABLE}): for a malformed payload, and for a
+ * plangate that cannot be opened (its store, its audit), since a host
+ * lets the call through a hook that exits with an error.
+ *
+ * @example
+ * process.stdout.write(undecidable(new Error('the store cannot be opened')));
+ */
+export function undecidable(error: unknown): string {
+  const e = toError(error);
+  const answer = HOOK_ON_UNDECIDABLE === 'deny'
+    ? deny(`plangate could not decide this call, so it is refused: ${e instanceof PlangateError ? e.message : 'internal error'}`)
+    : {};
+  if (!(e instanceof PlangateError)) process.stderr.write(`plangate hook: ${e.stack ?? e.message}\n`);
   return `${JSON.stringify(answer)}\n`;
 }
