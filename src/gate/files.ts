@@ -49,7 +49,8 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
 /**
  * Resolves `path` against `base` (the directory the tool resolves a relative
  * path in; the first of `roots` unless given) and reports what is there: a
- * regular file with its size, something else (a directory, a device),
+ * regular file with its size, a FIFO, a device or a socket (`special`),
+ * something else (a directory),
  * nothing (`missing`: the tool reports its own error), or `outside` when the
  * path, a symlink on the way, or a dangling link leads out of every root.
  *
@@ -80,7 +81,10 @@ export async function fileFact(roots: readonly string[], path: string, base?: st
   if (!within(resolved, real)) return outside(resolved);
   try {
     const s = await stat(resolved);
-    return s.isFile() ? { fact: { path, kind: 'file', size: s.size }, resolved } : { fact: { path, kind: 'other' }, resolved };
+    if (s.isFile()) return { fact: { path, kind: 'file', size: s.size }, resolved };
+    // A FIFO, a device or a socket has no size, and a tool reads it until it ends, if it ever does.
+    const special = s.isFIFO() || s.isCharacterDevice() || s.isBlockDevice() || s.isSocket();
+    return { fact: { path, kind: special ? 'special' : 'other' }, resolved };
   } catch {
     return { fact: { path, kind: 'missing' }, resolved };
   }

@@ -84,6 +84,18 @@ describe('plangate hook', () => {
     expect(hook(relative('sub')).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('cwd is not an absolute path') });
   }, 60_000);
 
+  it('denies a Read of a FIFO, which has no size and is read until it ends, and does not wait on it', () => {
+    const fifo = join(w.files, 'feed');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const read = JSON.stringify({ ...JSON.parse(payload('read', big)), tool_input: { file_path: fifo } });
+    expect(hook(read).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining(`read_guard:Read - ${fifo} is not a regular file`) });
+    const lines = JSON.stringify({ ...JSON.parse(payload('read', big)), tool_input: { file_path: fifo, offset: 1, limit: 10 } });
+    expect(hook(lines).hookSpecificOutput.permissionDecision).toBe('deny');
+    // A directory is no such read: the tool reports its own error.
+    const folder = JSON.stringify({ ...JSON.parse(payload('read', big)), tool_input: { file_path: w.files } });
+    expect(hook(folder).hookSpecificOutput.permissionDecision).toBeUndefined();
+  }, 60_000);
+
   it('denies, with exit 0, when plangate cannot be opened: a host lets a call through a hook that exits 1', () => {
     const notADatabase = join(w.root, 'not-a.db');
     writeFileSync(notADatabase, 'garbage');
