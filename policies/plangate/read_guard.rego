@@ -21,7 +21,8 @@
 #   it in input.files (by path): a file with its size, something else,
 #   missing, or outside the roots. A whole-file read outside every root is
 #   refused, since nobody may look at that file's size; nothing about it is
-#   said beyond the agent's own path. Until the host has gathered a path's
+#   said beyond the agent's own path. So is one of a FIFO, a device or a
+#   socket (`special`): it has no size, and a read of it may never end. Until the host has gathered a path's
 #   fact, `needs` names it.
 package plangate.read_guard
 
@@ -281,6 +282,10 @@ unchecked := sort({p | some p in paths; not fact(p)} | {p | some p in unmeasured
 
 outside := [p | some p in paths; fact(p).kind == "outside"]
 
+# special are the paths with no size to check: a FIFO, a device or a socket,
+# which a tool reads until it ends, if it ever does.
+special := [p | some p in paths; fact(p).kind == "special"]
+
 # long are the asked line spans over the ceiling, with the bytes measured.
 long := [object.union(l, {"path": p, "bytes": bytes}) |
 	some p in paths
@@ -317,7 +322,8 @@ on if {
 	max_bytes > 0
 }
 
-# status says how far the check got; withheld, bad_path, outside_roots and over refuse.
+# status says how far the check got; withheld, bad_path, outside_roots, unsized,
+# lines_unmeasured, lines_over and over refuse.
 status := "off" if {
 	not on
 } else := "not_listed" if {
@@ -334,6 +340,8 @@ status := "off" if {
 	count(unchecked) > 0
 } else := "outside_roots" if {
 	count(outside) > 0
+} else := "unsized" if {
+	count(special) > 0
 } else := "lines_unmeasured" if {
 	count(unmeasurable) > 0
 } else := "lines_over" if {
@@ -349,7 +357,7 @@ status := "off" if {
 default applies := false
 
 applies if status in {
-	"withheld", "bad_path", "needs_size", "outside_roots", "lines_unmeasured",
+	"withheld", "bad_path", "needs_size", "outside_roots", "unsized", "lines_unmeasured",
 	"lines_over", "over", "not_a_file", "under",
 }
 
@@ -364,7 +372,7 @@ default refused := false
 # Only a listed tool can be refused: the cheap test first.
 refused if {
 	listed
-	status in {"withheld", "bad_path", "outside_roots", "lines_unmeasured", "lines_over", "over"}
+	status in {"withheld", "bad_path", "outside_roots", "unsized", "lines_unmeasured", "lines_over", "over"}
 }
 
 # needs names the paths the host must look up before the decision is final,
@@ -449,6 +457,11 @@ message := concat("", [
 	"check how large the lines asked for are. Read a file inside them.",
 ]) if {
 	status == "outside_roots"
+} else := concat("", [
+	code, " - ", concat(", ", special), " is not a regular file (a FIFO, a device or a socket): it has no size, ",
+	"and a read of it may never end, so plangate cannot check how much it takes. Read a regular file.",
+]) if {
+	status == "unsized"
 } else := concat("", [
 	code, " - ", problem, ": name the file with one plain path (a string, no NUL byte, not a URL), ",
 	"so that plangate can check the size of a whole-file read.",

@@ -69,6 +69,25 @@ test_a_missing_file_or_a_directory_passes_through if {
 	check(gx.read_file, {"path": "src"}, gx.fact("src", "other")).status == "not_a_file"
 }
 
+test_a_fifo_a_device_or_a_socket_is_refused if {
+	fifo := gx.fact("feed", "special")
+	v := check(gx.read_file, {"path": "feed"}, fifo)
+	v == {
+		"status": "unsized", "applies": true, "refused": true, "maxBytes": 100, "path": "feed",
+		"files": [{"path": "feed", "kind": "special"}],
+	}
+	message(gx.read_file, {"path": "feed"}, fifo) == concat("", [
+		"read_guard:fs.read_file - feed is not a regular file (a FIFO, a device or a socket): it has no size, ",
+		"and a read of it may never end, so plangate cannot check how much it takes. Read a regular file.",
+	])
+
+	# counted lines of it cannot be measured either
+	fs_check("read_text_file", {"path": "feed", "head": 10}, fifo).status == "unsized"
+
+	# a part of it is not the guard's business
+	check(gx.read_file, {"path": "feed", "limit": 10}, fifo).status == "ranged"
+}
+
 test_a_file_outside_the_roots_is_refused_without_a_word_about_it if {
 	v := check(gx.read_file, {"path": "/etc/passwd"}, gx.fact("/etc/passwd", "outside"))
 	v == {

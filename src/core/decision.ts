@@ -92,7 +92,7 @@ export interface HoldAllowed {
   message?: string;
 }
 
-/** How far the read guard got: `withheld`, `bad_path`, `outside_roots` and `over` refuse. */
+/** How far the read guard got: `withheld`, `bad_path`, `outside_roots`, `unsized`, `lines_unmeasured`, `lines_over` and `over` refuse. */
 export type ReadGuardStatus =
   | 'off'
   | 'not_listed'
@@ -102,6 +102,7 @@ export type ReadGuardStatus =
   | 'ranged'
   | 'needs_size'
   | 'outside_roots'
+  | 'unsized'
   | 'lines_unmeasured'
   | 'lines_over'
   | 'over'

@@ -47,8 +47,10 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
 }
 
 /**
- * Resolves `path` against the first of `roots` and reports what is there: a
- * regular file with its size, something else (a directory, a device),
+ * Resolves `path` against `base` (the directory the tool resolves a relative
+ * path in; the first of `roots` unless given) and reports what is there: a
+ * regular file with its size, a FIFO, a device or a socket (`special`),
+ * something else (a directory),
  * nothing (`missing`: the tool reports its own error), or `outside` when the
  * path, a symlink on the way, or a dangling link leads out of every root.
  *
@@ -56,12 +58,12 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
  * await fileFact(['/srv/repo'], 'logs/../big.log') // { fact: { path: 'logs/../big.log', kind: 'file', size: 5242880 }, resolved: '/srv/repo/big.log' }
  * await fileFact(['/srv/repo'], '/etc/passwd')     // { fact: { path: '/etc/passwd', kind: 'outside' }, resolved: '/etc/passwd' }
  */
-export async function fileFact(roots: readonly string[], path: string): Promise<GatheredFile> {
+export async function fileFact(roots: readonly string[], path: string, base?: string): Promise<GatheredFile> {
   const outside = (resolved?: string): GatheredFile => ({ fact: { path, kind: 'outside' }, ...(resolved !== undefined ? { resolved } : {}) });
   if (roots.length === 0) return outside();
   const given = roots.map((r) => resolve(r));
   const real = await realRoots(roots);
-  const absolute = resolve(given[0] as string, path);
+  const absolute = resolve(base ?? (given[0] as string), path);
   const within = (p: string, list: readonly string[]): boolean => list.some((root) => isInside(root, p));
   // Lexically outside: nothing on the file system is looked at.
   if (!within(absolute, given) && !within(absolute, real)) return outside(absolute);
@@ -79,7 +81,10 @@ export async function fileFact(roots: readonly string[], path: string): Promise<
   if (!within(resolved, real)) return outside(resolved);
   try {
     const s = await stat(resolved);
-    return s.isFile() ? { fact: { path, kind: 'file', size: s.size }, resolved } : { fact: { path, kind: 'other' }, resolved };
+    if (s.isFile()) return { fact: { path, kind: 'file', size: s.size }, resolved };
+    // A FIFO, a device or a socket has no size, and a tool reads it until it ends, if it ever does.
+    const special = s.isFIFO() || s.isCharacterDevice() || s.isBlockDevice() || s.isSocket();
+    return { fact: { path, kind: special ? 'special' : 'other' }, resolved };
   } catch {
     return { fact: { path, kind: 'missing' }, resolved };
   }

@@ -75,6 +75,12 @@ export interface DecideOptions {
    * resolved where that tool resolves it.
    */
   readRoots?: readonly string[];
+  /**
+   * The directory the tool resolves a relative path in, when it is not the
+   * first read root: an agent host's working directory, which the agent can
+   * move. It widens nothing: a path that leads out of the roots is still refused.
+   */
+  relativeTo?: string;
 }
 
 /** The plan-required gate. */
@@ -199,7 +205,7 @@ export function createGate(options: GateOptions): Gate {
     }
     const resolutions: Resolutions = new Map();
     // Synchronous unless the policy asks for file facts (the read guard): no promise to wait for otherwise.
-    const decided = decideWithFacts(current(), input, opts.readRoots ?? readRoots, resolutions);
+    const decided = decideWithFacts(current(), input, opts.readRoots ?? readRoots, resolutions, opts.relativeTo);
     const decision = decided instanceof Promise ? await decided : decided;
     const unrecorded = toRefuse(decision, opts);
     if (unrecorded !== undefined) await refuseUnrecorded(input, unrecorded);

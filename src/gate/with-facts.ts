@@ -29,10 +29,10 @@ export type Roots = readonly string[] | (() => readonly string[]);
  * @example
  * const decision = await decideWithFacts(engine, input, [process.cwd()]);
  */
-export function decideWithFacts(evaluator: Evaluator, input: PolicyInput, roots: Roots, resolutions: Resolutions = new Map()): Decision | Promise<Decision> {
+export function decideWithFacts(evaluator: Evaluator, input: PolicyInput, roots: Roots, resolutions: Resolutions = new Map(), base?: string): Decision | Promise<Decision> {
   const first = evaluator.decide(input);
   if (!wantsFiles(first)) return first;
-  return gatherFiles(first, input, roots, resolutions).then(() => evaluator.decide(input));
+  return gatherFiles(first, input, roots, resolutions, base).then(() => evaluator.decide(input));
 }
 
 /**
@@ -57,17 +57,18 @@ function wantsFiles(first: { needs?: Decision['needs'] }): boolean {
 
 /**
  * Gathers the file facts a first answer asks for into `input.files`: each
- * path's fact, and in a file over `needs.upTo` bytes the lines it asks to
+ * path's fact (a relative path resolved against `base`, else the first
+ * root), and in a file over `needs.upTo` bytes the lines it asks to
  * measure (`spans`).
  */
-async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyInput, roots: Roots, resolutions: Resolutions): Promise<void> {
+async function gatherFiles(first: { needs?: Decision['needs'] }, input: PolicyInput, roots: Roots, resolutions: Resolutions, base?: string): Promise<void> {
   const { files: asked = [], spans = [], upTo = 0 } = first.needs ?? {};
   const wanted = [...new Set(asked)];
   const inside = typeof roots === 'function' ? roots() : roots;
   // One budget for the whole call: however many paths and spans it asks for, skipped lines are looked for in 64 MiB at most.
   const budget: SkipBudget = { bytes: MAX_SKIP_BYTES };
   const gathered = await Promise.all(wanted.map(async (p) => {
-    const g = await fileFact(inside, p);
+    const g = await fileFact(inside, p, base);
     if (spans.length === 0 || !isRegularFile(g) || g.fact.size <= upTo) return g;
     // Lines that cannot be measured now (the file gone, unreadable, no longer a regular file) are null: refused.
     const measured = await Promise.all(spans.map((l) => lineSpanBytes(g.resolved, l, upTo, budget).then((bytes) => ({ ...l, bytes }), () => ({ ...l, bytes: null }))));

@@ -5,7 +5,7 @@
  * process, the payload on stdin, the answer on stdout.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runHook } from '../../src/adapters/hook/pretooluse.js';
@@ -67,6 +67,50 @@ describe('plangate hook', () => {
     const more = hook(payload('read-range', big).replace('"limit": 40', '"limit": 60')).hookSpecificOutput;
     expect(more).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('the first 60 lines of') });
     expect(hook(payload('mcp-read', big)).hookSpecificOutput.permissionDecisionReason).toContain('read_guard:mcp__filesystem__read_text_file');
+  }, 60_000);
+
+  it("resolves a relative file_path against the host's cwd, where the host's Read reads it", () => {
+    // The agent moved the host into a subdirectory (Bash `cd` persists); the roots stay the project's.
+    const sub = join(w.files, 'sub');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, 'huge.log'), 'x'.repeat(6000));
+    const relative = (cwd: string) => JSON.stringify({ ...JSON.parse(payload('read', big)), cwd, tool_input: { file_path: 'huge.log' } });
+    expect(hook(relative(sub)).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('read_guard:Read - this call reads all of huge.log (6000 bytes') });
+    // A cwd outside the roots leads the relative path out of them: the guard cannot vouch for it.
+    expect(hook(relative(w.root)).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('is outside the directories plangate may look at') });
+    // An MCP filesystem server resolves it in its own directories (the read roots), wherever the host is.
+    const mcp = JSON.stringify({ ...JSON.parse(payload('mcp-read', big)), cwd: sub, tool_input: { path: 'big.log' } });
+    expect(hook(mcp).hookSpecificOutput.permissionDecisionReason).toContain('read_guard:mcp__filesystem__read_text_file - this call reads all of big.log (6000 bytes');
+    expect(hook(relative('sub')).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('cwd is not an absolute path') });
+  }, 60_000);
+
+  it('denies a Read of a FIFO, which has no size and is read until it ends, and does not wait on it', () => {
+    const fifo = join(w.files, 'feed');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const read = JSON.stringify({ ...JSON.parse(payload('read', big)), tool_input: { file_path: fifo } });
+    expect(hook(read).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining(`read_guard:Read - ${fifo} is not a regular file`) });
+    const lines = JSON.stringify({ ...JSON.parse(payload('read', big)), tool_input: { file_path: fifo, offset: 1, limit: 10 } });
+    expect(hook(lines).hookSpecificOutput.permissionDecision).toBe('deny');
+    // A directory is no such read: the tool reports its own error.
+    const folder = JSON.stringify({ ...JSON.parse(payload('read', big)), tool_input: { file_path: w.files } });
+    expect(hook(folder).hookSpecificOutput.permissionDecision).toBeUndefined();
+  }, 60_000);
+
+  it('denies, with exit 0, when plangate cannot be opened: a host lets a call through a hook that exits 1', () => {
+    const notADatabase = join(w.root, 'not-a.db');
+    writeFileSync(notADatabase, 'garbage');
+    const cases = [
+      { options: ['--store', notADatabase], agent: '0xWORKER' },
+      { options: ['--audit', w.files], agent: '0xWORKER' }, // a directory: the audit file cannot be opened
+      { options: [], agent: 'not a seat' },
+    ];
+    for (const { options, agent } of cases) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', CLI_CHILD, ...global, ...options, 'hook', '--agent', agent], { input: payload('bash', big), encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).hookSpecificOutput, options.join(' ')).toMatchObject({
+        hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call, so it is refused: /),
+      });
+    }
   }, 60_000);
 
   it('answers every malformed payload with a well-formed deny', async () => {

@@ -8,6 +8,7 @@
  * permissionDecision: "deny", permissionDecisionReason } }` (the reason is
  * shown to the model). Every input gets a well-formed answer and exit 0.
  */
+import { isAbsolute } from 'node:path';
 import { ErrorCode, PlangateError, toError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { Gate } from '../../gate/gate.js';
@@ -31,6 +32,8 @@ export interface PreToolUse {
   tool: string;
   input: Record<string, unknown>;
   sessionId?: string;
+  /** The host's working directory, where its tools resolve a relative path. */
+  cwd?: string;
 }
 
 export interface HookOptions {
@@ -70,10 +73,14 @@ export function parsePreToolUse(text: string): PreToolUse {
   if (typeof p['tool_name'] !== 'string' || p['tool_name'] === '') throw bad('tool_name is missing');
   const input = p['tool_input'] ?? {};
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw bad('tool_input is not an object');
+  const cwd = p['cwd'] ?? undefined;
+  // A relative path would be measured somewhere other than where the host's tool reads it.
+  if (cwd !== undefined && (typeof cwd !== 'string' || !isAbsolute(cwd) || cwd.includes('\0'))) throw bad('cwd is not an absolute path');
   return {
     tool: p['tool_name'],
     input: input as Record<string, unknown>,
     ...(typeof p['session_id'] === 'string' && p['session_id'] !== '' ? { sessionId: p['session_id'] } : {}),
+    ...(cwd !== undefined ? { cwd } : {}),
   };
 }
 
@@ -122,13 +129,30 @@ export async function runHook(gate: Pick<Gate, 'decide'>, text: string, options:
       args: shown.args,
       ...(shown.omitted.length ? { omittedArgs: shown.omitted } : {}),
     };
-    answer = answerFor(await gate.decide(call), options);
+    // The host's own tools resolve a relative path in its working directory; an MCP server
+    // (`mcp__<server>__<tool>`) in its own directories, which the read roots name.
+    const relativeTo = payload.tool.startsWith('mcp__') ? undefined : payload.cwd;
+    answer = answerFor(await gate.decide(call, relativeTo !== undefined ? { relativeTo } : {}), options);
   } catch (error) {
-    const e = toError(error);
-    answer = HOOK_ON_UNDECIDABLE === 'deny'
-      ? deny(`plangate could not decide this call, so it is refused: ${e instanceof PlangateError ? e.message : 'internal error'}`)
-      : {};
-    if (!(e instanceof PlangateError)) process.stderr.write(`plangate hook: ${e.stack ?? e.message}\n`);
+    return undecidable(error);
   }
+  return `${JSON.stringify(answer)}\n`;
+}
+
+/**
+ * The text for stdout when a call cannot be decided (see
+ * {@link HOOK_ON_UNDECIDABLE}): for a malformed payload, and for a
+ * plangate that cannot be opened (its store, its audit), since a host
+ * lets the call through a hook that exits with an error.
+ *
+ * @example
+ * process.stdout.write(undecidable(new Error('the store cannot be opened')));
+ */
+export function undecidable(error: unknown): string {
+  const e = toError(error);
+  const answer = HOOK_ON_UNDECIDABLE === 'deny'
+    ? deny(`plangate could not decide this call, so it is refused: ${e instanceof PlangateError ? e.message : 'internal error'}`)
+    : {};
+  if (!(e instanceof PlangateError)) process.stderr.write(`plangate hook: ${e.stack ?? e.message}\n`);
   return `${JSON.stringify(answer)}\n`;
 }

@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
-import { MAX_PAYLOAD_BYTES, runHook } from '../../hook/pretooluse.js';
+import { MAX_PAYLOAD_BYTES, runHook, undecidable } from '../../hook/pretooluse.js';
 import { EXIT } from '../exit.js';
 import type { CommandContext } from '../main.js';
 import { openFromOptions } from '../shared.js';
@@ -31,19 +31,27 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
     .addOption(new Option('--session-run', "use the host's session_id as the run"))
     .addOption(new Option('--grant', 'answer allow for an allowed call (skips the host\'s own permission prompt; off by default)'))
     .action(wrap(async (opts: { agent: string; run?: string; sessionRun?: boolean; grant?: boolean }, cmd: Command) => {
-      if (!isValidId(opts.agent)) throw new PlangateError(ErrorCode.InvalidInput, `--agent: "${opts.agent}" is not a seat id`);
-      const text = await readStdin();
-      const pg = await openFromOptions(cmd, io);
+      // Every failure is answered, with exit 0: a host lets the call through a hook that exits with an error.
+      let answer: string;
       try {
-        io.out((await runHook(pg.gate, text, {
-          agent: opts.agent,
-          ...(opts.run !== undefined ? { runId: opts.run } : {}),
-          ...(opts.sessionRun ? { sessionRun: true } : {}),
-          ...(opts.grant ? { grant: true } : {}),
-        })).trimEnd());
-      } finally {
-        await pg.close();
+        if (!isValidId(opts.agent)) throw new PlangateError(ErrorCode.InvalidInput, `--agent: "${opts.agent}" is not a seat id`);
+        const text = await readStdin();
+        const pg = await openFromOptions(cmd, io);
+        try {
+          answer = await runHook(pg.gate, text, {
+            agent: opts.agent,
+            ...(opts.run !== undefined ? { runId: opts.run } : {}),
+            ...(opts.sessionRun ? { sessionRun: true } : {}),
+            ...(opts.grant ? { grant: true } : {}),
+          });
+        } finally {
+          // The answer stands whatever closing does; a failure is only logged.
+          await pg.close().catch((error: unknown) => io.err(`plangate hook: closing failed: ${String(error)}`));
+        }
+      } catch (error) {
+        answer = undecidable(error);
       }
+      io.out(answer.trimEnd());
       return EXIT.ok;
     }));
 }
