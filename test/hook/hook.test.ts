@@ -111,6 +111,14 @@ describe('plangate hook', () => {
         hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call, so it is refused: /),
       });
     }
+    // A hook command the host was given wrong (no --agent, an option it does not have) denies too.
+    for (const args of [['hook'], ['hook', '--agent', '0xWORKER', '--no-such-option']]) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', CLI_CHILD, ...global, ...args], { input: payload('bash', big), encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).hookSpecificOutput, args.join(' ')).toMatchObject({
+        permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call, so it is refused: plangate hook is misconfigured: /),
+      });
+    }
   }, 60_000);
 
   it('answers every malformed payload with a well-formed deny', async () => {

@@ -3,6 +3,8 @@
  * wires them into one program and turns outcomes into exit statuses.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { ErrorCode, PlangateError } from '../../core/errors.js';
+import { undecidable } from '../hook/pretooluse.js';
 import { EXIT, exitFor, usageExit } from './exit.js';
 import { printError, processIo, type Io } from './io.js';
 import { registerAudit } from './commands/audit.js';
@@ -97,9 +99,14 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
-      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help'
-        ? EXIT.ok
-        : usageExit(argv.find((a) => program.commands.some((c) => c.name() === a)));
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
+      const command = argv.find((a) => program.commands.some((c) => c.name() === a));
+      // A host lets the call through a hook that exits with an error: a misconfigured hook denies.
+      if (command === 'hook') {
+        io.out(undecidable(new PlangateError(ErrorCode.InvalidInput, `plangate hook is misconfigured: ${error.message.replace(/^error: /, '')}`)).trimEnd());
+        return EXIT.ok;
+      }
+      return usageExit(command);
     }
     printError(io, error);
     return EXIT.error;
