@@ -62,6 +62,21 @@ planningGate:
     expect((await fetch(url.replace('/mcp', '/nope'))).status).toBe(404);
   });
 
+  it('keeps no session for an initialize the transport refuses', async () => {
+    const { h } = await setup();
+    const notAccepting = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${TOKENS['0xWORKER']}` };
+    const batch = [RAW_INIT, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }];
+    for (const body of [RAW_INIT, RAW_INIT, batch]) {
+      const r = await fetch(h.listener.url, { method: 'POST', headers: body === batch ? { ...RAW_HEADERS, authorization: notAccepting.authorization } : notAccepting, body: JSON.stringify(body) });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.headers.get('mcp-session-id')).toBeNull();
+      await r.text();
+    }
+    // Nothing was issued that could be swept or ended later, so nothing may stay open.
+    expect(h.gateway.sessions.size).toBe(0);
+    expect(h.gateway.health().sessions).toBe(0);
+  });
+
   it('answers malformed calls with JSON-RPC errors and never forwards them', async () => {
     const { w, h } = await setup();
     const c = await h.client('0xWORKER');
