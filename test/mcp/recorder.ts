@@ -76,11 +76,17 @@ export function recorderServer(record: string, files: string[] = []): McpServer 
 }
 
 /** Serves a fresh recorder per MCP session over Streamable HTTP; resolves with its URL. */
-export async function recorderHttp(record: string, files: string[] = []): Promise<{ url: string; close(): Promise<void> }> {
+export async function recorderHttp(record: string, files: string[] = []): Promise<{ url: string; forget(): Promise<void>; close(): Promise<void> }> {
   const { http, transports } = sessionHttp((t) => recorderServer(record, files).connect(t));
   const url = await listenLoopback(http);
   return {
     url,
+    /** Ends every session, as a restart of the server on the same port would: their ids are answered 404 from now on. */
+    async forget() {
+      const open = [...transports.values()];
+      transports.clear();
+      for (const t of open) await t.close();
+    },
     async close() {
       for (const t of transports.values()) await t.close();
       http.closeAllConnections();

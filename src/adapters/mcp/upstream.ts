@@ -8,7 +8,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -248,8 +248,13 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Errors that mean the connection, not the upstream's answer, failed. */
+/**
+ * Errors that mean the connection, not the upstream's answer, failed. A 404
+ * over Streamable HTTP means the upstream no longer knows the session (it
+ * restarted, or ended it): the protocol says to start a new one.
+ */
 function isConnectionError(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError && error.code === 404) return true;
   const text = message(error);
   return /Connection closed|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected/i.test(text);
 }
