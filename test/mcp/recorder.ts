@@ -15,9 +15,16 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 import { listenLoopback, sessionHttp } from './session-http.js';
 
-export function recorderServer(record: string, files: string[] = []): McpServer {
+export function recorderServer(record: string, files: string[] = [], extraTools: string[] = []): McpServer {
   const server = new McpServer({ name: 'recorder', version: '1.0.0' }, { capabilities: { logging: {} } });
   const log = (tool: string, args: unknown) => appendFileSync(record, `${JSON.stringify({ tool, args, pid: process.pid })}\n`);
+  // Tools named as a test needs (no hints: effects), e.g. names that collide with the gateway's own.
+  for (const name of extraTools) {
+    server.registerTool(name, { description: `The tool ${name}.` }, async () => {
+      log(name, {});
+      return { content: [{ type: 'text', text: `${name} ran` }] };
+    });
+  }
   files.forEach((file, i) => {
     server.registerResource(`file-${i}`, pathToFileURL(file).href, { mimeType: 'text/plain' }, async (uri) => {
       log('resources/read', { uri: uri.href });
@@ -76,8 +83,8 @@ export function recorderServer(record: string, files: string[] = []): McpServer 
 }
 
 /** Serves a fresh recorder per MCP session over Streamable HTTP; resolves with its URL. */
-export async function recorderHttp(record: string, files: string[] = []): Promise<{ url: string; forget(): Promise<void>; close(): Promise<void> }> {
-  const { http, transports } = sessionHttp((t) => recorderServer(record, files).connect(t));
+export async function recorderHttp(record: string, files: string[] = [], extraTools: string[] = []): Promise<{ url: string; forget(): Promise<void>; close(): Promise<void> }> {
+  const { http, transports } = sessionHttp((t) => recorderServer(record, files, extraTools).connect(t));
   const url = await listenLoopback(http);
   return {
     url,
