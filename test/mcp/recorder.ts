@@ -4,7 +4,7 @@
  * (RECORD), so a test asserts on the upstream's own record. Tools: `echo`
  * (no hints), `peek` (read-only), `add_tool` (registers `late_tool`, which
  * sends tools/list_changed), `slow` (progress, honours cancellation),
- * `ask` (elicitation), `sample` (sampling) and `exit` (the process ends).
+ * `ask` (elicitation), `sample` (sampling) and `exit` (the process ends, with a last line on stderr).
  *
  * Over stdio: `node --import tsx recorder.ts`. Over Streamable HTTP: `recorderHttp()`.
  */
@@ -76,6 +76,7 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
   });
   server.registerTool('exit', { description: 'End the process.', annotations: { readOnlyHint: true } }, async () => {
     log('exit', {});
+    process.stderr.write('recorder: exiting, DATABASE_URL=postgres://rec:s3cret@db/rec\n');
     setTimeout(() => process.exit(3), 10);
     return { content: [{ type: 'text', text: 'bye' }] };
   });

@@ -64,6 +64,9 @@ describe('plangate mcp with several upstreams', () => {
     const down = await call(c, 'rec__peek', { what: 'anything' });
     expect(down.structuredContent).toMatchObject({ check: 'upstream', code: 'upstream_down:rec', reason: 'upstream_down' });
     expect(textOf(down)).toContain('upstream rec is down: its process exited');
+    // What the upstream said on stderr is for operators (/health), never for the agent.
+    expect(textOf(down)).not.toContain('s3cret');
+    expect(health.upstreams.find((u) => u.name === 'rec')?.lastError).toContain('s3cret');
     expect((await call(c, 'fs__list_allowed_directories')).isError).toBeFalsy();
     await until(() => h.gateway.health().upstreams.find((u) => u.name === 'rec')?.state === 'up');
     expect(textOf(await call(c, 'rec__peek', { what: 'again' }))).toBe('saw again');
