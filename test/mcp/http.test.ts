@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { recorderHttp } from './recorder.js';
-import { CLI_CHILD, closeAfterEach, FS_SERVER, httpHarness, makeWorld, OPERATOR_TOKEN, RAW_HEADERS, RAW_INIT, recorded, TOKENS } from './support.js';
+import { call, CLI_CHILD, closeAfterEach, FS_SERVER, httpHarness, makeWorld, OPERATOR_TOKEN, RAW_HEADERS, RAW_INIT, recorded, TOKENS } from './support.js';
 
 
 describe('plangate mcp --listen', () => {
@@ -62,6 +62,21 @@ planningGate:
     expect((await fetch(url.replace('/mcp', '/nope'))).status).toBe(404);
   });
 
+  it('keeps no session for an initialize the transport refuses', async () => {
+    const { h } = await setup();
+    const notAccepting = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${TOKENS['0xWORKER']}` };
+    const batch = [RAW_INIT, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }];
+    for (const body of [RAW_INIT, RAW_INIT, batch]) {
+      const r = await fetch(h.listener.url, { method: 'POST', headers: body === batch ? { ...RAW_HEADERS, authorization: notAccepting.authorization } : notAccepting, body: JSON.stringify(body) });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.headers.get('mcp-session-id')).toBeNull();
+      await r.text();
+    }
+    // Nothing was issued that could be swept or ended later, so nothing may stay open.
+    expect(h.gateway.sessions.size).toBe(0);
+    expect(h.gateway.health().sessions).toBe(0);
+  });
+
   it('answers malformed calls with JSON-RPC errors and never forwards them', async () => {
     const { w, h } = await setup();
     const c = await h.client('0xWORKER');
@@ -102,6 +117,29 @@ planningGate:
     await h.operator.gate.holds.place('0xWORKER', { by: 'ops' });
     await expect(c.getPrompt({ name: 'greet', arguments: { who: 'Bob' } })).rejects.toMatchObject({ code: -32030, data: { check: 'planning_hold', code: 'planning_hold:prompts/get' } });
     expect(recorded(w).filter((r) => r.tool === 'prompts/get').map((r) => r.args['who'])).toEqual(['Ada']);
+  });
+
+  it('lists no upstream tool under the names it decides resources/read and prompts/get as', async () => {
+    const w = makeWorld(`
+planRequired:
+  workspace: { mode: side_effects }
+planningGate:
+  defaults: { whitelist: [prompts/get, resources/read] }
+`);
+    const up = await recorderHttp(w.record, [], ['prompts/get', 'resources/read']);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('echo');
+    expect(names).not.toContain('prompts/get');
+    expect(names).not.toContain('resources/read');
+    // A held seat with a plan: the whitelist opens prompts and resources, never an upstream tool named like them.
+    expect((await call(c, 'plangate_say', { body: 'run prompts/get' })).isError).toBeFalsy();
+    await h.operator.gate.holds.place('0xWORKER', { by: 'ops' });
+    for (const name of ['prompts/get', 'resources/read']) await expect(c.callTool({ name, arguments: {} })).rejects.toThrow(/not found/);
+    expect(recorded(w)).toEqual([]);
   });
 
   it('runs as plangate mcp --listen and stops on SIGTERM', async () => {

@@ -4,7 +4,7 @@
  * (RECORD), so a test asserts on the upstream's own record. Tools: `echo`
  * (no hints), `peek` (read-only), `add_tool` (registers `late_tool`, which
  * sends tools/list_changed), `slow` (progress, honours cancellation),
- * `ask` (elicitation), `sample` (sampling) and `exit` (the process ends).
+ * `ask` (elicitation), `sample` (sampling) and `exit` (the process ends, with a last line on stderr).
  *
  * Over stdio: `node --import tsx recorder.ts`. Over Streamable HTTP: `recorderHttp()`.
  */
@@ -15,9 +15,16 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 import { listenLoopback, sessionHttp } from './session-http.js';
 
-export function recorderServer(record: string, files: string[] = []): McpServer {
+export function recorderServer(record: string, files: string[] = [], extraTools: string[] = []): McpServer {
   const server = new McpServer({ name: 'recorder', version: '1.0.0' }, { capabilities: { logging: {} } });
   const log = (tool: string, args: unknown) => appendFileSync(record, `${JSON.stringify({ tool, args, pid: process.pid })}\n`);
+  // Tools named as a test needs (no hints: effects), e.g. names that collide with the gateway's own.
+  for (const name of extraTools) {
+    server.registerTool(name, { description: `The tool ${name}.` }, async () => {
+      log(name, {});
+      return { content: [{ type: 'text', text: `${name} ran` }] };
+    });
+  }
   files.forEach((file, i) => {
     server.registerResource(`file-${i}`, pathToFileURL(file).href, { mimeType: 'text/plain' }, async (uri) => {
       log('resources/read', { uri: uri.href });
@@ -69,6 +76,7 @@ export function recorderServer(record: string, files: string[] = []): McpServer 
   });
   server.registerTool('exit', { description: 'End the process.', annotations: { readOnlyHint: true } }, async () => {
     log('exit', {});
+    process.stderr.write('recorder: exiting, DATABASE_URL=postgres://rec:s3cret@db/rec\n');
     setTimeout(() => process.exit(3), 10);
     return { content: [{ type: 'text', text: 'bye' }] };
   });
@@ -76,11 +84,17 @@ export function recorderServer(record: string, files: string[] = []): McpServer 
 }
 
 /** Serves a fresh recorder per MCP session over Streamable HTTP; resolves with its URL. */
-export async function recorderHttp(record: string, files: string[] = []): Promise<{ url: string; close(): Promise<void> }> {
-  const { http, transports } = sessionHttp((t) => recorderServer(record, files).connect(t));
+export async function recorderHttp(record: string, files: string[] = [], extraTools: string[] = []): Promise<{ url: string; forget(): Promise<void>; close(): Promise<void> }> {
+  const { http, transports } = sessionHttp((t) => recorderServer(record, files, extraTools).connect(t));
   const url = await listenLoopback(http);
   return {
     url,
+    /** Ends every session, as a restart of the server on the same port would: their ids are answered 404 from now on. */
+    async forget() {
+      const open = [...transports.values()];
+      transports.clear();
+      for (const t of open) await t.close();
+    },
     async close() {
       for (const t of transports.values()) await t.close();
       http.closeAllConnections();

@@ -1,8 +1,8 @@
 /**
  * An HTTP server that gives every MCP session over Streamable HTTP a
  * transport of its own, as the SDK's stateful mode expects: a request
- * without a known `mcp-session-id` starts a session, which `connect` joins
- * to a server of its own. Used by the test recorder and the bench's
+ * without an `mcp-session-id` starts a session, which `connect` joins to a
+ * server of its own; one with an id the server does not know is a 404. Used by the test recorder and the bench's
  * upstream and floor.
  */
 import { createServer, type Server } from 'node:http';
@@ -28,6 +28,11 @@ export function sessionHttp(connect: (transport: StreamableHTTPServerTransport) 
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
     const sid = req.headers['mcp-session-id'];
     let t = typeof sid === 'string' ? transports.get(sid) : undefined;
+    // A session this server does not have (it ended, or the server restarted) is a 404, as the protocol says.
+    if (!t && typeof sid === 'string') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+      return;
+    }
     if (!t) {
       const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),

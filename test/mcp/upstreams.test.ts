@@ -64,6 +64,9 @@ describe('plangate mcp with several upstreams', () => {
     const down = await call(c, 'rec__peek', { what: 'anything' });
     expect(down.structuredContent).toMatchObject({ check: 'upstream', code: 'upstream_down:rec', reason: 'upstream_down' });
     expect(textOf(down)).toContain('upstream rec is down: its process exited');
+    // What the upstream said on stderr is for operators (/health), never for the agent.
+    expect(textOf(down)).not.toContain('s3cret');
+    expect(health.upstreams.find((u) => u.name === 'rec')?.lastError).toContain('s3cret');
     expect((await call(c, 'fs__list_allowed_directories')).isError).toBeFalsy();
     await until(() => h.gateway.health().upstreams.find((u) => u.name === 'rec')?.state === 'up');
     expect(textOf(await call(c, 'rec__peek', { what: 'again' }))).toBe('saw again');
@@ -75,6 +78,24 @@ describe('plangate mcp with several upstreams', () => {
     expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="rec__echo",outcome="refused"\} 1/);
     expect(metrics).toMatch(/plangate_mcp_upstream_up\{upstream="rec"\} 1/);
   }, 60_000);
+
+  it('opens a new session with a Streamable HTTP upstream that no longer knows the old one', async () => {
+    const w = makeWorld(OPEN);
+    const up = await recorderHttp(w.record);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    expect(textOf(await call(c, 'peek', { what: 'one' }))).toBe('saw one');
+
+    // The upstream restarts: its sessions are gone, and it answers their ids with 404.
+    await up.forget();
+    const lost = await call(c, 'peek', { what: 'two' });
+    expect(lost.structuredContent).toMatchObject({ check: 'upstream', code: 'upstream_down:rec' });
+    await until(() => h.gateway.health().upstreams[0]?.state === 'up');
+    expect(textOf(await call(c, 'peek', { what: 'three' }))).toBe('saw three');
+    expect(recorded(w).map((r) => r.args['what'])).toEqual(['one', 'three']);
+  }, 30_000);
 
   it('relays progress, cancellation, sampling and elicitation with a Streamable HTTP upstream', async () => {
     const w = makeWorld(OPEN);

@@ -125,6 +125,9 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
     };
     await session.connect(transport);
     await transport.handleRequest(req, res, body);
+    // An initialize the transport refused (a wrong Accept header, a batch) issued no session id:
+    // nobody can use, end or sweep this session, so it is closed now.
+    if (transport.sessionId === undefined) await transport.close();
   }
 
   const handle = handler(gateway, log, options.tokens, handleMcp);

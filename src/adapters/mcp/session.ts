@@ -21,7 +21,7 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callTool, getPrompt, readResource, type CallDeps } from './calls.js';
+import { callTool, getPrompt, PROMPT_GET, readResource, RESOURCE_READ, type CallDeps } from './calls.js';
 import { registerPassThrough } from './passthrough.js';
 import { exposedName, SAY_TOOL } from './names.js';
 import { ownTools } from './own-tools.js';
@@ -29,6 +29,13 @@ import { withNotForwarded } from './results.js';
 import { UpstreamLink, type Backoff, type UpstreamSpec } from './upstream.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * The names `resources/read` and `prompts/get` are decided as. An upstream
+ * tool exposed under one of them would be decided as that read (its class,
+ * the hold whitelist, the read guard), so it is not offered.
+ */
+const DECIDED_AS_READS: ReadonlySet<string> = new Set([RESOURCE_READ, PROMPT_GET]);
 
 /** What a session is told when it opens. */
 export interface SessionOptions {
@@ -168,7 +175,7 @@ export class GatewaySession {
     for (const link of this.links) {
       for (const tool of link.tools) {
         const name = exposedName(link.spec.name, tool.name, this.namespaced);
-        if (!this.routes.has(name)) this.routes.set(name, { link, tool });
+        if (!this.routes.has(name) && !DECIDED_AS_READS.has(name)) this.routes.set(name, { link, tool });
       }
     }
   }

@@ -8,7 +8,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -79,8 +79,10 @@ export class UpstreamDownError extends Error {
 export class UpstreamLink {
   state: LinkState = 'connecting';
   tools: Tool[] = [];
-  /** Why it is down (or last was). */
+  /** Why it is down (or last was), with the upstream's own words (its error, its stderr): for operators. */
   lastError: string | undefined;
+  /** Why it is down in a few words of plangate's own, without the upstream's: what a client's call is told. */
+  private reason: string | undefined;
   since = Date.now();
   /** Reconnects after the first connection. */
   restarts = 0;
@@ -118,13 +120,13 @@ export class UpstreamLink {
    */
   async request(request: Request, options: RequestOptions = {}): Promise<Result> {
     const client = this.client;
-    if (this.state !== 'up' || !client) throw new UpstreamDownError(this.spec.name, this.lastError ?? 'not connected yet');
+    if (this.state !== 'up' || !client) throw new UpstreamDownError(this.spec.name, this.reason ?? 'not connected yet');
     try {
       return await client.request(request as never, ResultSchema, options);
     } catch (error) {
       if (this.state !== 'up' || isConnectionError(error)) {
-        this.down(`the connection dropped: ${message(error)}`);
-        throw new UpstreamDownError(this.spec.name, this.lastError ?? message(error));
+        this.down('the connection dropped', `: ${message(error)}`);
+        throw new UpstreamDownError(this.spec.name, this.reason ?? 'the connection dropped');
       }
       throw error;
     }
@@ -169,7 +171,7 @@ export class UpstreamLink {
     if (this.capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
     if (this.capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
     client.onclose = () => {
-      if (this.client === client) this.down(this.spec.kind === 'stdio' ? `its process exited${this.stderrHint()}` : 'the connection closed');
+      if (this.client === client) this.down(this.spec.kind === 'stdio' ? 'its process exited' : 'the connection closed', this.stderrHint());
     };
     try {
       await client.connect(this.transport());
@@ -182,13 +184,14 @@ export class UpstreamLink {
       this.state = 'up';
       this.since = Date.now();
       this.lastError = undefined;
+      this.reason = undefined;
       this.retryMs = this.reconnect.firstMs;
       this.hooks.onState();
       this.hooks.onToolsChanged();
     } catch (error) {
       await client.close().catch(() => {});
       if (this.client === client) this.client = undefined;
-      this.down(`connecting failed: ${message(error)}${this.stderrHint()}`);
+      this.down('connecting failed', `: ${message(error)}${this.stderrHint()}`);
     }
   }
 
@@ -217,13 +220,15 @@ export class UpstreamLink {
     return last ? ` (its last words on stderr: ${last.slice(0, 200)})` : '';
   }
 
-  private down(reason: string): void {
+  /** Marks the link down: `reason` is plangate's words (clients see them), `detail` the upstream's (operators only). */
+  private down(reason: string, detail = ''): void {
     if (this.state === 'closed') return;
     const wasUp = this.state === 'up';
     const client = this.client;
     this.client = undefined;
     this.state = 'down';
-    this.lastError = reason;
+    this.reason = reason;
+    this.lastError = `${reason}${detail}`;
     this.since = Date.now();
     void client?.close().catch(() => {});
     if (wasUp || !this.timer) this.schedule();
@@ -248,8 +253,13 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Errors that mean the connection, not the upstream's answer, failed. */
+/**
+ * Errors that mean the connection, not the upstream's answer, failed. A 404
+ * over Streamable HTTP means the upstream no longer knows the session (it
+ * restarted, or ended it): the protocol says to start a new one.
+ */
 function isConnectionError(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError && error.code === 404) return true;
   const text = message(error);
   return /Connection closed|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected/i.test(text);
 }
