@@ -1,9 +1,9 @@
 /**
  * The read guard's facts: what is at each path a whole-file read names,
  * gathered only inside the configured read roots. A path is resolved the way
- * the tool would resolve it — against the first root, with `..` folded and
- * every symlink followed — so neither a relative path nor a link can slip a
- * large file past the ceiling. A path that leads outside every root is
+ * the tool would resolve it — against the first root (with several roots, a
+ * relative path in each), with `..` folded and every symlink followed — so
+ * neither a relative path nor a link can slip a large file past the ceiling. A path that leads outside every root is
  * reported as `outside` and nothing more: the host never looks at a file it
  * may not vouch for, so the decision cannot be used as a probe. Bounded
  * work per path: a realpath and a stat (for a missing path, a few more and
@@ -54,17 +54,33 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
  * nothing (`missing`: the tool reports its own error), or `outside` when the
  * path, a symlink on the way, or a dangling link leads out of every root.
  *
+ * A relative path with several roots and no `base` is looked up in each root
+ * it stays inside, and the worst of what is found there is reported (see
+ * {@link worse}): a filesystem server resolves it in the first of its own
+ * directories that holds it, and roots read off a command line may start
+ * with a directory that is not one of them (`node /opt/server /srv/work`),
+ * where a missing file would let a large one elsewhere through.
+ *
  * @example
  * await fileFact(['/srv/repo'], 'logs/../big.log') // { fact: { path: 'logs/../big.log', kind: 'file', size: 5242880 }, resolved: '/srv/repo/big.log' }
  * await fileFact(['/srv/repo'], '/etc/passwd')     // { fact: { path: '/etc/passwd', kind: 'outside' }, resolved: '/etc/passwd' }
  */
 export async function fileFact(roots: readonly string[], path: string, base?: string): Promise<GatheredFile> {
-  const outside = (resolved?: string): GatheredFile => ({ fact: { path, kind: 'outside' }, ...(resolved !== undefined ? { resolved } : {}) });
-  if (roots.length === 0) return outside();
+  if (roots.length === 0) return { fact: { path, kind: 'outside' } };
   const given = roots.map((r) => resolve(r));
   const real = await realRoots(roots);
-  const absolute = resolve(base ?? (given[0] as string), path);
-  const within = (p: string, list: readonly string[]): boolean => list.some((root) => isInside(root, p));
+  if (base !== undefined || isAbsolute(path) || given.length === 1) return factAt(resolve(base ?? (given[0] as string), path), path, given, real);
+  const candidates = [...new Set(given.map((r) => resolve(r, path)))].filter((a) => within(a, given) || within(a, real));
+  if (candidates.length === 0) return { fact: { path, kind: 'outside' }, resolved: resolve(given[0] as string, path) };
+  const found = await Promise.all(candidates.map((a) => factAt(a, path, given, real)));
+  return found.reduce((worst, g) => (worse(g, worst) ? g : worst));
+}
+
+const within = (p: string, list: readonly string[]): boolean => list.some((root) => isInside(root, p));
+
+/** What is at `absolute` (the path resolved), in the roots as given and as real paths. */
+async function factAt(absolute: string, path: string, given: readonly string[], real: readonly string[]): Promise<GatheredFile> {
+  const outside = (resolved?: string): GatheredFile => ({ fact: { path, kind: 'outside' }, ...(resolved !== undefined ? { resolved } : {}) });
   // Lexically outside: nothing on the file system is looked at.
   if (!within(absolute, given) && !within(absolute, real)) return outside(absolute);
   let resolved: string;
@@ -88,6 +104,15 @@ export async function fileFact(roots: readonly string[], path: string, base?: st
   } catch {
     return { fact: { path, kind: 'missing' }, resolved };
   }
+}
+
+/** How much each kind of fact lets through, least first: a read guard must judge by the worst. */
+const RANK: Record<FileFact['kind'], number> = { missing: 0, other: 1, file: 2, special: 3, outside: 4 };
+
+/** Whether `a` is worse than `b` for the read guard: a kind that lets less be checked, or a larger file. */
+function worse(a: GatheredFile, b: GatheredFile): boolean {
+  if (a.fact.kind === 'file' && b.fact.kind === 'file') return a.fact.size > b.fact.size;
+  return RANK[a.fact.kind] > RANK[b.fact.kind];
 }
 
 const OUTSIDE = Symbol('outside');

@@ -3,7 +3,7 @@
  * symlink, a directory and a missing path, in a temp directory that the gate
  * uses as its base for relative paths. And how the three checks compose.
  */
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -222,6 +222,20 @@ describe('read guard', () => {
     // current.log links to big.log, outside logs/: the link is followed and found to lead out.
     expect(await fileFact([join(dir, 'logs')], 'current.log')).toEqual({ fact: { path: 'current.log', kind: 'outside' }, resolved: realpathSync(big) });
     expect(await fileFact([], 'small.txt')).toEqual({ fact: { path: 'small.txt', kind: 'outside' } });
+  });
+
+  it('fileFact judges a relative path with several roots by the worst of what each root holds under that name', async () => {
+    // Roots read off `node /opt/server /srv/work`: the first is the server's code, where the name is missing.
+    const code = mkdtempSync(join(tmpdir(), 'plangate-code-'));
+    expect(await fileFact([code, dir], 'big.log')).toMatchObject({ fact: { path: 'big.log', kind: 'file', size: statSync(big).size }, resolved: realpathSync(big) });
+    // The same name in two roots: the larger file is the one measured.
+    writeFileSync(join(code, 'big.log'), 'x'.repeat(10));
+    expect((await fileFact([code, dir], 'big.log')).fact).toMatchObject({ kind: 'file', size: statSync(big).size });
+    expect((await fileFact([dir, code], 'big.log')).fact).toMatchObject({ kind: 'file', size: statSync(big).size });
+    // A name that is missing everywhere is missing; an absolute path or a given base is resolved once.
+    expect((await fileFact([code, dir], 'nowhere.log')).fact.kind).toBe('missing');
+    expect((await fileFact([code, dir], join(code, 'big.log'))).fact).toMatchObject({ kind: 'file', size: 10 });
+    expect((await fileFact([code, dir], 'big.log', code)).fact).toMatchObject({ kind: 'file', size: 10 });
   });
 
   it('fileFact finds the file a name means up to Unicode normalization, as the filesystem server does', async () => {

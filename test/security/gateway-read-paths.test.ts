@@ -3,12 +3,14 @@
  * server resolves it but plangate once did not: a Unicode-equivalent name
  * (the server matches an entry equal in NFC), and a relative path for the
  * second of two filesystem upstreams (each resolves against its own first
- * directory), and a line count as large as the file (the server's `head`
+ * directory), a relative path for a server started from a directory of its
+ * own code (`node DIR files/`), and a line count as large as the file (the server's `head`
  * and `tail` count lines, which do not bound bytes). Each is refused by the
  * read guard, and the server never returns the big file.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { call, closeAfterEach, fsUpstream, httpHarness, makeWorld, textOf } from '../mcp/support.js';
 
@@ -69,6 +71,21 @@ describe('the read guard and the filesystem server resolve paths alike', () => {
     // The relative one is checked against docs/ (the first root of all upstreams) but read by work from files/.
     const r = await call(c, 'work__read_text_file', { path: 'big.log' });
     expectRefusedUnread(r);
+  }, 30_000);
+
+  it('a relative path is checked in every directory on the command line, not only in the first, which may be the server\'s code', async () => {
+    const w = makeWorld();
+    writeFileSync(join(w.files, 'big.log'), BIG);
+    // `node DIR files/`: Node runs the directory's index.js, which starts the filesystem server; the
+    // server's one directory is files/, but DIR is the first directory on the command line.
+    const launcher = join(w.root, 'launcher');
+    mkdirSync(launcher);
+    const server = (fsUpstream(w) as { args: string[] }).args[0] as string;
+    writeFileSync(join(launcher, 'index.js'), `import(${JSON.stringify(pathToFileURL(server).href)});\n`);
+    const h = await httpHarness(w, [{ name: 'fs', kind: 'stdio', command: process.execPath, args: [launcher, w.files] }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    expectRefusedUnread(await call(c, 'read_text_file', { path: 'big.log' }));
   }, 30_000);
 
   it('a line count that takes in the whole big file is refused, from either end; a few lines pass', async () => {
