@@ -85,7 +85,10 @@ describe('the read guard and the filesystem server resolve paths alike', () => {
     const h = await httpHarness(w, [{ name: 'fs', kind: 'stdio', command: process.execPath, args: [launcher, w.files] }]);
     closers.push(() => h.close());
     const c = await h.client('0xWORKER');
-    expectRefusedUnread(await call(c, 'read_text_file', { path: 'big.log' }));
+    expectRefusedUnread(await call(c, 'read_text_file', { path: 'big.log' }), 'whole_file_too_large');
+    // A file the guard may not look at is refused for that reason, not for a size it never measured.
+    writeFileSync(join(w.root, 'notes.txt'), 'small\n');
+    expectRefusedUnread(await call(c, 'read_text_file', { path: join(w.root, 'notes.txt') }), 'outside_roots');
   }, 30_000);
 
   it('a line count that takes in the whole big file is refused, from either end; a few lines pass', async () => {

@@ -21,8 +21,16 @@ export interface NotForwarded {
 /** Why each check refuses, where the policy gives no finer reason. */
 const REASONS: Record<string, string> = { planning_hold: 'held', read_guard: 'whole_file_too_large' };
 
-/** The read guard's finer reasons, by its status. */
-const READ_GUARD_REASONS: Record<string, string> = { lines_over: 'lines_too_large', lines_unmeasured: 'lines_unmeasured' };
+/**
+ * The read guard's reasons, by its status; a status not named here is its
+ * own reason (`outside_roots`, `unsized`, `bad_path`, `withheld`,
+ * `lines_unmeasured`).
+ */
+const READ_GUARD_REASONS: Record<string, string> = { over: 'whole_file_too_large', lines_over: 'lines_too_large' };
+
+function readGuardReason(status: string | undefined): string | undefined {
+  return status === undefined ? undefined : READ_GUARD_REASONS[status] ?? status;
+}
 
 /**
  * The tool result of a refused decision: the instruction as text, the code in `structuredContent`.
@@ -35,7 +43,7 @@ export function refusalResult(decision: Decision): CallToolResult {
   const detail: NotForwarded = {
     check,
     code: refusalCode({ ...decision, check }),
-    reason: decision.reason ?? READ_GUARD_REASONS[decision.readGuard?.status ?? ''] ?? REASONS[check] ?? 'refused',
+    reason: decision.reason ?? readGuardReason(decision.readGuard?.status) ?? REASONS[check] ?? 'refused',
   };
   return errorResult(decision.message ?? detail.code, detail);
 }
