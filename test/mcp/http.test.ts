@@ -77,6 +77,35 @@ planningGate:
     expect(h.gateway.health().sessions).toBe(0);
   });
 
+  it('holds a seat to its most sessions: the least recently used idle one is closed, and 429 when every one is busy', async () => {
+    const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
+    const up = await recorderHttp(w.record);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }], 100, [w.files], { maxSessionsPerSeat: 2 });
+    closers.push(() => h.close());
+    const [first, second] = [await h.client('0xWORKER'), await h.client('0xWORKER')];
+    await first.callTool({ name: 'peek', arguments: { what: 'a' } });
+    await second.callTool({ name: 'peek', arguments: { what: 'b' } });
+    // A third session of the same seat closes the one least recently used, with its upstream session.
+    const third = await h.client('0xWORKER');
+    await expect(first.callTool({ name: 'peek', arguments: { what: 'c' } })).rejects.toThrow(/404|Session not found/);
+    expect((await second.callTool({ name: 'peek', arguments: { what: 'd' } })).isError).toBeFalsy();
+    expect((await third.callTool({ name: 'peek', arguments: { what: 'e' } })).isError).toBeFalsy();
+    // Another seat's sessions are its own.
+    await h.client('0xOTHER');
+    expect(h.gateway.sessions.size).toBe(3);
+
+    // With a call in flight in each of the seat's sessions, a new one is refused, and nothing is closed.
+    const busy = [second, third].map((c) => c.callTool({ name: 'slow', arguments: { steps: 25 } }));
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await fetch(h.listener.url, { method: 'POST', headers: { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(RAW_INIT) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/Too many sessions: 0xWORKER has 2 open/);
+    for (const r of await Promise.all(busy)) expect(r.content).toEqual([{ type: 'text', text: 'done 25' }]);
+    expect(h.gateway.sessions.size).toBe(3);
+  }, 30_000);
+
   it('answers malformed calls with JSON-RPC errors and never forwards them', async () => {
     const { w, h } = await setup();
     const c = await h.client('0xWORKER');
@@ -170,7 +199,7 @@ planningGate:
 
   it('closes a session whose client went away without ending it, and its upstream connections with it', async () => {
     const w = makeWorld();
-    const h = await httpHarness(w, undefined, 100, undefined, 300);
+    const h = await httpHarness(w, undefined, 100, undefined, { sessionIdleMs: 300 });
     closers.push(() => h.close());
     const auth = { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` };
     const init = await fetch(h.listener.url, { method: 'POST', headers: auth, body: JSON.stringify(RAW_INIT) });

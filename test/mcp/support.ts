@@ -17,7 +17,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { openPlangate, type Plangate } from '../../src/main/open.js';
 import { createTokenSet } from '../../src/adapters/http/auth.js';
 import { createMcpGateway, type McpGateway } from '../../src/adapters/mcp/gateway.js';
-import { listenMcp, type McpListener } from '../../src/adapters/mcp/http.js';
+import { listenMcp, type McpListenOptions } from '../../src/adapters/mcp/http.js';
+import type { McpListener } from '../../src/adapters/mcp/status.js';
 import { readRootsOf } from '../../src/adapters/mcp/config.js';
 import type { UpstreamSpec } from '../../src/adapters/mcp/upstream.js';
 import { afterEach } from 'vitest';
@@ -96,7 +97,7 @@ export const TOKENS: Record<string, string> = {
 export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
 
 /** The gateway in this process, clients over Streamable HTTP, a movable clock. */
-export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), sessionIdleMs?: number): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
+export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), listen: Pick<McpListenOptions, 'sessionIdleMs' | 'maxSessionsPerSeat'> = {}): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
   let offset = 0;
   const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, clock: () => Date.now() + offset, log: () => {}, ...(readRoots.length ? { readRoots } : {}) });
   const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: reconnectMs, maxMs: 4 * reconnectMs, factor: 2 } });
@@ -104,7 +105,7 @@ export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstr
     ...Object.entries(TOKENS).map(([seat, token]) => ({ role: 'agent' as const, seat, token })),
     { role: 'operator', name: 'ops', token: OPERATOR_TOKEN },
   ]);
-  const listener = await listenMcp(gateway, { port: 0, tokens, ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}) });
+  const listener = await listenMcp(gateway, { port: 0, tokens, ...listen });
   const clients: Client[] = [];
   return {
     world: w, gateway, listener, pg, operator: pg,

@@ -7,14 +7,14 @@
  * another token cannot use it.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenSet } from '../http/auth.js';
-import { errorAnswer, HttpCode, HttpError } from '../http/errors.js';
+import { HttpCode, HttpError } from '../http/errors.js';
 import type { McpGateway } from './gateway.js';
 import type { GatewaySession } from './session.js';
+import { handler, serve, type McpListener } from './status.js';
 
 export interface McpListenOptions {
   host?: string;
@@ -31,12 +31,14 @@ export interface McpListenOptions {
    * and initializes again, as the protocol says.
    */
   sessionIdleMs?: number;
-}
-
-export interface McpListener {
-  /** `http://host:port/mcp` */
-  url: string;
-  close(): Promise<void>;
+  /**
+   * Most sessions one seat may hold open (default 16): each has upstream
+   * connections of its own (a process per stdio upstream). At the bound, a
+   * new initialize closes the seat's least recently used session with no
+   * call in flight (its client gets 404 and initializes again, as the
+   * protocol says), or is answered 429 when every one has a call in flight.
+   */
+  maxSessionsPerSeat?: number;
 }
 
 /** Default largest request body. */
@@ -45,6 +47,9 @@ export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 /** Default time a session may go without a request before it is closed. */
 export const MCP_SESSION_IDLE_MS = 60 * 60 * 1000;
 
+/** Default most sessions one seat may hold open. */
+export const MCP_SESSIONS_PER_SEAT = 16;
+
 interface Open {
   transport: StreamableHTTPServerTransport;
   session: GatewaySession;
@@ -52,10 +57,28 @@ interface Open {
   lastSeen: number;
   /** Requests and streams of the session still open. */
   active: number;
+  /** Of those, the POSTs (calls and other messages) not yet answered. */
+  posts: number;
 }
 
-function rpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+function rpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+/**
+ * Makes room for one more session of `seat` under `most`: closes its least
+ * recently used session with nothing posted in flight. False when every one
+ * of them has a call in flight.
+ */
+function makeRoom(open: Map<string, Open>, seat: string, most: number): boolean {
+  const mine = [...open].filter(([, o]) => o.seat === seat);
+  if (mine.length < most) return true;
+  const idle = mine.filter(([, o]) => o.posts === 0).sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
+  for (const [id, o] of idle.slice(0, mine.length - most + 1)) {
+    open.delete(id);
+    void o.transport.close().catch(() => {});
+  }
+  return idle.length >= mine.length - most + 1;
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
@@ -95,6 +118,8 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   const open = new Map<string, Open>();
   const limit = options.bodyLimit ?? MCP_BODY_LIMIT;
   const log = options.log ?? ((t: string) => void process.stderr.write(`${t}\n`));
+  const perSeat = options.maxSessionsPerSeat ?? MCP_SESSIONS_PER_SEAT;
+  if (!Number.isInteger(perSeat) || perSeat < 1) throw new Error(`maxSessionsPerSeat must be a whole number of at least 1, not ${perSeat}`);
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const principal = options.tokens.authenticate(req.headers.authorization);
@@ -105,9 +130,13 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
       const entry = open.get(sid);
       // Another seat's session is answered as if it did not exist.
       if (!entry || entry.seat !== principal.seat) return rpcError(res, 404, 'Session not found');
+      const post = req.method === 'POST' ? 1 : 0;
       entry.active++;
+      entry.posts += post;
+      entry.lastSeen = Date.now();
       res.once('close', () => {
         entry.active--;
+        entry.posts -= post;
         entry.lastSeen = Date.now();
       });
       return entry.transport.handleRequest(req, res, body);
@@ -115,10 +144,13 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
     if (req.method !== 'POST' || !(isInitializeRequest(body) || (Array.isArray(body) && body.some(isInitializeRequest)))) {
       return rpcError(res, 400, 'Bad Request: send initialize first, then the mcp-session-id it returns');
     }
+    if (!makeRoom(open, principal.seat, perSeat)) {
+      return rpcError(res, 429, `Too many sessions: ${principal.seat} has ${perSeat} open, each with a call in flight; end one (DELETE /mcp) or retry when a call is answered`, { 'retry-after': '1' });
+    }
     const session = gateway.open({ seat: principal.seat });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void open.set(id, { transport, session, seat: principal.seat, lastSeen: Date.now(), active: 0 }),
+      onsessioninitialized: (id) => void open.set(id, { transport, session, seat: principal.seat, lastSeen: Date.now(), active: 0, posts: 0 }),
     });
     transport.onclose = () => {
       if (transport.sessionId) open.delete(transport.sessionId);
@@ -155,80 +187,4 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/**
- * Serves only `/health` and `/metrics` (for a gateway whose client is on
- * stdio), open as in `plangate serve`: the details of `/health` need an
- * operator or policy token from `tokens`.
- *
- * @example
- * const status = await listenStatus(gateway, { port: 9464 }); // status.url: http://127.0.0.1:9464
- */
-export async function listenStatus(gateway: McpGateway, options: { host?: string; port?: number; tokens?: TokenSet; log?: (text: string) => void } = {}): Promise<McpListener> {
-  const log = options.log ?? ((t: string) => void process.stderr.write(`${t}\n`));
-  const { server, base } = await serve(handler(gateway, log, options.tokens), options.host, options.port);
-  return {
-    url: base,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-type Handle = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
-/** Whether a request carries an operator or policy token: only those see the details of /health. */
-function mayReadDetails(tokens: TokenSet | undefined, authorization: string | undefined): boolean {
-  if (!tokens || authorization === undefined) return false;
-  try {
-    const role = tokens.authenticate(authorization).role;
-    return role === 'operator' || role === 'policy';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * /health, /metrics and, when given, /mcp; errors as `plangate serve`
- * answers them. Without an operator or policy token /health says only ok or
- * degraded, as `plangate serve` does: the upstreams' commands, URLs and
- * errors are for operators.
- */
-function handler(gateway: McpGateway, log: (text: string) => void, tokens: TokenSet | undefined, mcp?: Handle): Handle {
-  return async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    try {
-      if (mcp && url.pathname === '/mcp') return await mcp(req, res);
-      if (url.pathname === '/health' && req.method === 'GET') {
-        const h = gateway.health();
-        const status = h.status === 'degraded' && url.searchParams.has('strict') ? 503 : 200;
-        const body = mayReadDetails(tokens, req.headers.authorization) ? h : { status: h.status };
-        res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
-        return;
-      }
-      if (url.pathname === '/metrics' && req.method === 'GET') {
-        const m = await gateway.metrics.render();
-        res.writeHead(200, { 'content-type': m.contentType }).end(m.text);
-        return;
-      }
-      throw new HttpError(HttpCode.RouteNotFound, `no route ${req.method} ${url.pathname}`);
-    } catch (error) {
-      const a = errorAnswer(error);
-      if (a.unexpected) log(`plangate mcp: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-      if (!res.headersSent) res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers }).end(JSON.stringify(a.body));
-      else res.end();
-    }
-  };
-}
-
-async function serve(handle: Handle, host = '127.0.0.1', port = 0) {
-  const server = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const a = server.address() as AddressInfo;
-  return { server, base: `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` };
 }

@@ -12,7 +12,8 @@ import { isValidId } from '../../../core/threads.js';
 import { loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
-import { listenMcp, listenStatus } from '../../mcp/http.js';
+import { listenMcp, MCP_SESSIONS_PER_SEAT } from '../../mcp/http.js';
+import { listenStatus } from '../../mcp/status.js';
 import { EXIT } from '../exit.js';
 import type { CommandContext } from '../main.js';
 import { collect, openFromOptions, untilSignal } from '../shared.js';
@@ -27,6 +28,13 @@ interface McpOptions {
   tokens?: string;
   readRoot: string[];
   statusListen?: string;
+  maxSessionsPerSeat?: number;
+}
+
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new PlangateError(ErrorCode.InvalidInput, `--max-sessions-per-seat takes a whole number of at least 1 (got "${value}")`);
+  return n;
 }
 
 function hostPort(value: string, option = '--listen'): { host: string; port: number } {
@@ -46,6 +54,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--upstream <[name=]url>', 'a Streamable HTTP upstream (repeatable)').argParser(collect).default([]))
     .addOption(new Option('--upstreams <file>', 'a JSON file naming several upstreams: { "upstreams": { NAME: { "command", "args" } | { "url" } } }'))
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
+    .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(wholeNumber))
     .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
     .addOption(new Option('--status-listen <host:port>', 'with a stdio client: serve /health and /metrics here'))
     .addOption(new Option('--tokens <file>', 'bearer tokens file: agents for --listen, operators and policy for the details of /health (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
@@ -69,7 +78,12 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
       const gateway = createMcpGateway({ plangate: pg, upstreams, readRoots: opts.readRoot.length ? 'gate' : 'upstream' });
       try {
         if (opts.listen && tokens) {
-          const listener = await listenMcp(gateway, { ...hostPort(opts.listen), tokens, log: (t) => io.err(t) });
+          const listener = await listenMcp(gateway, {
+            ...hostPort(opts.listen),
+            tokens,
+            log: (t) => io.err(t),
+            ...(opts.maxSessionsPerSeat !== undefined ? { maxSessionsPerSeat: opts.maxSessionsPerSeat } : {}),
+          });
           io.err(`plangate mcp: serving ${listener.url} in front of ${upstreams.map((u) => u.name).join(', ')}; ${tokens.size} token(s)`);
           const signal = await untilSignal();
           io.err(`plangate mcp: ${signal}: stopping`);

@@ -1,0 +1,93 @@
+/**
+ * `/health` and `/metrics` of the gateway over HTTP, as `plangate serve`
+ * answers them, and the server they share with `/mcp` when the clients
+ * connect over Streamable HTTP (see ./http.ts).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TokenSet } from '../http/auth.js';
+import { errorAnswer, HttpCode, HttpError } from '../http/errors.js';
+import type { McpGateway } from './gateway.js';
+
+/** A server of the gateway's. */
+export interface McpListener {
+  /** `http://host:port/mcp` for the clients' endpoint; `http://host:port` for the status alone. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves only `/health` and `/metrics` (for a gateway whose client is on
+ * stdio), open as in `plangate serve`: the details of `/health` need an
+ * operator or policy token from `tokens`.
+ *
+ * @example
+ * const status = await listenStatus(gateway, { port: 9464 }); // status.url: http://127.0.0.1:9464
+ */
+export async function listenStatus(gateway: McpGateway, options: { host?: string; port?: number; tokens?: TokenSet; log?: (text: string) => void } = {}): Promise<McpListener> {
+  const log = options.log ?? ((t: string) => void process.stderr.write(`${t}\n`));
+  const { server, base } = await serve(handler(gateway, log, options.tokens), options.host, options.port);
+  return {
+    url: base,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type Handle = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** Whether a request carries an operator or policy token: only those see the details of /health. */
+function mayReadDetails(tokens: TokenSet | undefined, authorization: string | undefined): boolean {
+  if (!tokens || authorization === undefined) return false;
+  try {
+    const role = tokens.authenticate(authorization).role;
+    return role === 'operator' || role === 'policy';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * /health, /metrics and, when given, /mcp; errors as `plangate serve`
+ * answers them. Without an operator or policy token /health says only ok or
+ * degraded, as `plangate serve` does: the upstreams' commands, URLs and
+ * errors are for operators.
+ */
+export function handler(gateway: McpGateway, log: (text: string) => void, tokens: TokenSet | undefined, mcp?: Handle): Handle {
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    try {
+      if (mcp && url.pathname === '/mcp') return await mcp(req, res);
+      if (url.pathname === '/health' && req.method === 'GET') {
+        const h = gateway.health();
+        const status = h.status === 'degraded' && url.searchParams.has('strict') ? 503 : 200;
+        const body = mayReadDetails(tokens, req.headers.authorization) ? h : { status: h.status };
+        res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+        return;
+      }
+      if (url.pathname === '/metrics' && req.method === 'GET') {
+        const m = await gateway.metrics.render();
+        res.writeHead(200, { 'content-type': m.contentType }).end(m.text);
+        return;
+      }
+      throw new HttpError(HttpCode.RouteNotFound, `no route ${req.method} ${url.pathname}`);
+    } catch (error) {
+      const a = errorAnswer(error);
+      if (a.unexpected) log(`plangate mcp: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      if (!res.headersSent) res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers }).end(JSON.stringify(a.body));
+      else res.end();
+    }
+  };
+}
+
+export async function serve(handle: Handle, host = '127.0.0.1', port = 0) {
+  const server = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const a = server.address() as AddressInfo;
+  return { server, base: `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` };
+}
