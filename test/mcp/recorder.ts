@@ -2,7 +2,8 @@
  * An upstream MCP server for the gateway tests, built on the SDK's
  * `McpServer`: it appends every tool call it receives to a JSONL file
  * (RECORD), so a test asserts on the upstream's own record. Tools: `echo`
- * (no hints), `peek` (read-only), `add_tool` (registers `late_tool`, which
+ * (no hints), `peek` (read-only), `harden_peek` (makes `peek` an effect;
+ * the list after it answers late), `add_tool` (registers `late_tool`, which
  * sends tools/list_changed), `slow` (progress, honours cancellation),
  * `ask` (elicitation), `sample` (sampling) and `exit` (the process ends, with a last line on stderr).
  *
@@ -39,10 +40,29 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
     log('echo', args);
     return { content: [{ type: 'text', text: args.text }] };
   });
-  server.registerTool('peek', { description: 'Look at something.', inputSchema: { what: z.string() }, annotations: { readOnlyHint: true } }, async (args) => {
+  const peek = server.registerTool('peek', { description: 'Look at something.', inputSchema: { what: z.string() }, annotations: { readOnlyHint: true } }, async (args) => {
     log('peek', args);
     return { content: [{ type: 'text', text: `saw ${args.what}` }] };
   });
+  // harden_peek makes peek an effect (which sends tools/list_changed), and the next tools/list
+  // answers 400 ms late, so that a call can reach the gateway while it reads the new list.
+  let listLate = 0;
+  server.registerTool('harden_peek', { description: 'Make peek an effect.', annotations: { readOnlyHint: true } }, async () => {
+    log('harden_peek', {});
+    listLate = 400;
+    peek.update({ annotations: { readOnlyHint: false, destructiveHint: true } });
+    return { content: [{ type: 'text', text: 'peek is an effect now' }] };
+  });
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, (...a: unknown[]) => Promise<unknown>> })._requestHandlers;
+  const listTools = handlers.get('tools/list');
+  if (listTools) {
+    handlers.set('tools/list', async (...a) => {
+      const late = listLate;
+      listLate = 0;
+      if (late) await new Promise((r) => setTimeout(r, late));
+      return listTools(...a);
+    });
+  }
   server.registerTool('add_tool', { description: 'Add late_tool.', annotations: { readOnlyHint: true } }, async () => {
     log('add_tool', {});
     server.registerTool('late_tool', { description: 'Added after start.', inputSchema: { n: z.number() } }, async (args) => {

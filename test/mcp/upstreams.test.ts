@@ -25,6 +25,19 @@ async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Prom
 describe('plangate mcp with several upstreams', () => {
   const closers = closeAfterEach();
 
+  it('decides a call that arrives while the upstream\'s changed tool list is read on the new list', async () => {
+    const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
+    const h = await httpHarness(w, [recorderUpstream(w)]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    expect(textOf(await call(c, 'peek', { what: 'before' }))).toBe('saw before');
+    // Over stdio the list_changed arrives before harden_peek's answer, so the next call finds the gateway reading the list.
+    await call(c, 'harden_peek');
+    const after = await call(c, 'peek', { what: 'after' });
+    expect(after.structuredContent).toMatchObject({ check: 'plan_required', code: 'plan_required:peek:none' });
+    expect(recorded(w).filter((r) => r.tool === 'peek').map((r) => r.args['what'])).toEqual(['before']);
+  }, 30_000);
+
   it('namespaces tools as <upstream>__<tool>, gates a tool added after start on its first call, survives an upstream that exits', async () => {
     const w = makeWorld(OPEN);
     const h = await httpHarness(w, [recorderUpstream(w), fsUpstream(w)], 1500);

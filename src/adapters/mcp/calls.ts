@@ -144,6 +144,11 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
     }
     route = await session.route(params.name);
   }
+  if (route?.link.toolsChanging) {
+    // The upstream announced a change of its tools: the call is decided on the new list.
+    await route.link.toolsSettled();
+    route = session.routes.get(params.name);
+  }
   if (!route) throw new McpError(RpcCode.InvalidParams, `Tool ${params.name} not found`);
   const decision = await decide(deps, {
     agent: session.seat,

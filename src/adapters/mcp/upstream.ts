@@ -86,6 +86,8 @@ export class UpstreamLink {
   since = Date.now();
   /** Reconnects after the first connection. */
   restarts = 0;
+  /** The tool list being read again after a `list_changed`, until the session has the new one. */
+  private changing: Promise<void> | undefined;
   private client: Client | undefined;
   private retryMs: number = RECONNECT.firstMs;
   private timer: NodeJS.Timeout | undefined;
@@ -150,6 +152,38 @@ export class UpstreamLink {
     this.tools = tools;
   }
 
+  /** Whether the tool list is being read again after a change (see {@link toolsSettled}). */
+  get toolsChanging(): boolean {
+    return this.changing !== undefined;
+  }
+
+  /**
+   * Resolves once no re-read of the tool list is under way: a call that
+   * arrives after an upstream announced a change is decided on the list the
+   * change led to (a tool's hints may have changed), not on the one before.
+   */
+  async toolsSettled(): Promise<void> {
+    while (this.changing) await this.changing;
+  }
+
+  /** After a `list_changed`: reads the list again (after any read still under way) and tells the session. */
+  private toolsChanged(): Promise<void> {
+    const before = this.changing;
+    const read: Promise<void> = (async () => {
+      await before;
+      try {
+        await this.refreshTools();
+      } catch (error) {
+        this.lastError = `tools/list failed: ${message(error)}`;
+      }
+      this.hooks.onToolsChanged();
+    })().finally(() => {
+      if (this.changing === read) this.changing = undefined;
+    });
+    this.changing = read;
+    return read;
+  }
+
   /** Stops the link for good: no reconnect, the stdio command is ended. */
   async close(): Promise<void> {
     this.state = 'closed';
@@ -163,10 +197,7 @@ export class UpstreamLink {
     if (this.state === 'closed') return;
     this.state = 'connecting';
     const client = new Client({ name: 'plangate', version: '0.1.0' }, { capabilities: this.capabilities });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      await this.refreshTools().catch((error) => { this.lastError = `tools/list failed: ${message(error)}`; });
-      this.hooks.onToolsChanged();
-    });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolsChanged());
     client.fallbackNotificationHandler = (notification) => this.hooks.onNotification(notification);
     if (this.capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
     if (this.capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
