@@ -58,7 +58,7 @@ export { WORKSPACE_ENV } from './main/env.js';
 export { loadBlueprint, parseBlueprint, type Blueprint } from './rules/blueprint.js';
 export { applyBlueprint, type ApplyBlueprintOptions, type ApplyBlueprintResult } from './main/blueprint.js';
 export { readRootsFrom, READ_BASE_ENV } from './main/roots.js';
-export { HOLD_ON_POLICY_FAILURE, HOLD_ON_STORE_FAILURE, FAIL_CLOSED_HOLD_RULE, FAIL_CLOSED_REVIEWER_CHANNEL } from './core/failclosed.js';
+export { HOLD_ON_POLICY_FAILURE, HOLD_ON_STORE_FAILURE, UNREAD_HOLDS_ON_STORE_FAILURE, FAIL_CLOSED_HOLD_RULE, FAIL_CLOSED_REVIEWER_CHANNEL } from './core/failclosed.js';
 export { checkJson, MAX_JSON_DEPTH } from './core/json.js';
 export { argsForPolicy, POLICY_ARG_MAX_BYTES, POLICY_ARG_MAX_KEYS, type PolicyArgs } from './gate/args.js';
 export { KnownHolds, type KnownHold } from './gate/known-holds.js';

@@ -27,6 +27,16 @@ export const HOLD_ON_POLICY_FAILURE = 'fail_closed' as const;
  */
 export const HOLD_ON_STORE_FAILURE = 'fail_closed' as const;
 
+/**
+ * Any agent's call while the store fails and the active holds have not been
+ * read since start (the first listing failed too): refused. Whether the
+ * agent is held cannot be told, and a hold must not lift because the store
+ * was down when plangate started (a one-shot `plangate hook` starts on every
+ * call). Plan-required's own fail-open applies again as soon as the holds
+ * have been read once.
+ */
+export const UNREAD_HOLDS_ON_STORE_FAILURE = 'fail_closed' as const;
+
 /** The host's one decision rule when it cannot ask the policy. */
 export const FAIL_CLOSED_HOLD_RULE = 'held → refused, unless the call is to the reviewer channel' as const;
 
@@ -80,5 +90,27 @@ export function heldWhileFailing(
     message:
       `${code} - ${call.agent} is on a planning hold (hold ${hold.id}), so ${call.tool} stays closed until the hold is released. ` +
       `plangate cannot check anything else right now (${reason}), so only the reviewer channel stays open: send your plan through ${channel}.`,
+  };
+}
+
+/**
+ * The decision for any call while the store fails and the active holds have
+ * never been read (see {@link UNREAD_HOLDS_ON_STORE_FAILURE}): refused, as a
+ * planning hold, whatever the agent. `reason` says what failed.
+ *
+ * @example
+ * unreadHoldsWhileFailing({ agent: '0xW', tool: 'github.merge' }, 'the store failed').allowed // false
+ */
+export function unreadHoldsWhileFailing(call: { agent: string; tool: string; agentKnown?: boolean }, reason: string): Decision {
+  const code = `planning_hold:${call.tool}`;
+  return {
+    ...withoutPolicy(call),
+    allowed: false,
+    check: 'planning_hold',
+    code,
+    failClosed: { reason: `${reason}; the active holds have not been read since plangate started` },
+    message:
+      `${code} - plangate cannot tell whether ${call.agent} is on a planning hold: its store is failing (${reason}) and ` +
+      'has not listed the active holds since plangate started, so no call goes through until it is back. Retry in a moment.',
   };
 }

@@ -4,7 +4,7 @@
  * composition root (src/main) picks the concrete store, engine and sink.
  */
 import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.js';
-import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_STORE_FAILURE } from '../core/failclosed.js';
+import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_STORE_FAILURE, UNREAD_HOLDS_ON_STORE_FAILURE, unreadHoldsWhileFailing } from '../core/failclosed.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
 import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, HoldKind, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
 import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked } from '../audit/port.js';
@@ -141,7 +141,7 @@ export function createGate(options: GateOptions): Gate {
   const fixedRoots = Array.isArray(options.readRoots) ? [...options.readRoots] : [options.readBase ?? process.cwd()];
   const readRoots = typeof options.readRoots === 'function' ? options.readRoots : () => fixedRoots;
   const onStoreError = options.onStoreError ?? ((error: unknown, call: Call) => {
-    const held = known.get(call.agent) ? 'is held, so it FAILS CLOSED' : 'FAILS OPEN';
+    const held = known.get(call.agent) ? 'is held, so it FAILS CLOSED' : known.unread ? 'may be held (no hold has been read yet), so it FAILS CLOSED' : 'FAILS OPEN';
     process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} ${held}: ${toError(error).message}\n`);
   });
   const known = new KnownHolds();
@@ -194,6 +194,13 @@ export function createGate(options: GateOptions): Gate {
         onStoreError(error, call);
         const closed = heldWhileFailing(call, hold, hold.channel ?? FAIL_CLOSED_REVIEWER_CHANNEL, reason);
         if (!closed.allowed) await audit(heldBlockedEvent(call, closed, hold, clock()));
+        options.onDecision?.(closed);
+        return closed;
+      }
+      if (known.unread && UNREAD_HOLDS_ON_STORE_FAILURE === 'fail_closed') {
+        // Nobody's hold is known: any agent may be held, so none is let through.
+        onStoreError(error, call);
+        const closed = unreadHoldsWhileFailing(call, reason);
         options.onDecision?.(closed);
         return closed;
       }

@@ -25,6 +25,13 @@ export interface KnownHold {
  */
 export class KnownHolds {
   private readonly holds = new Map<string, KnownHold>();
+  /**
+   * True while the active holds are not known at all: a full listing was
+   * attempted at start and failed, and none has succeeded since (see
+   * core/failclosed.ts, UNREAD_HOLDS_ON_STORE_FAILURE). False for a gate
+   * that was never asked to list them.
+   */
+  unread = false;
 
   /** Records `agent`'s active hold, or its absence (`undefined`). */
   set(agent: string, hold: (Pick<HoldFact, 'id' | 'kind'> & { channel?: string }) | undefined): void {

@@ -19,11 +19,11 @@ import { createMemoryStore } from '../facts/memory/store.js';
 import { createPool } from '../facts/postgres/pool.js';
 import { openPostgresStore, type PostgresStore } from '../facts/postgres/store.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../facts/sqlite/store.js';
-import { listAllActive } from '../gate/holds.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, storeKind, type Paths } from './config.js';
 import { followHoldChanges } from './hold-watch.js';
+import { readHoldsAtStart } from './holds-at-start.js';
 import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
 import { withAudit, type RuntimeStatus, type StatusSource } from './status.js';
@@ -152,9 +152,8 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     onStoreError: () => {},
   });
   // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
-  await listAllActive(gate.holds).catch((error: unknown) => {
-    log(`plangate: the store failed while reading the active holds at start: ${error instanceof Error ? error.message : String(error)}`);
-  });
+  // If they cannot be read, no agent is let through a failing store until they have been (see UNREAD_HOLDS_ON_STORE_FAILURE).
+  const holdsRead = await readHoldsAtStart(gate, log);
   // With a store shared by replicas, holds changed through the others are known here at once.
   const holdWatch = storeKind(paths.store) === 'postgres' && !options.storeInstance ? await followHoldChanges(paths.store, gate, log) : undefined;
   let watcher: PolicyWatcher | undefined;
@@ -192,6 +191,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     reload: () => runtime.load(),
     async close() {
       runtime.watching = false;
+      holdsRead.stop();
       await watcher?.close();
       await holdWatch?.close();
       await audit.close?.();

@@ -12,10 +12,11 @@ describe('the public API', () => {
     }
     expect(api.PLAN_REQUIRED_ON_STORE_FAILURE).toBe('fail_open');
     expect(api.HOLD_ON_STORE_FAILURE).toBe('fail_closed');
+    expect(api.UNREAD_HOLDS_ON_STORE_FAILURE).toBe('fail_closed');
     expect(api.ErrorCode.StoreUnavailable).toBe('store_unavailable');
   });
 
   it('does not export the decisions built without the policy', () => {
-    for (const name of ['withoutPolicy', 'failOpenSettings', 'failOpenDecision', 'heldWhileFailing']) expect(api, name).not.toHaveProperty(name);
+    for (const name of ['withoutPolicy', 'failOpenSettings', 'failOpenDecision', 'heldWhileFailing', 'unreadHoldsWhileFailing']) expect(api, name).not.toHaveProperty(name);
   });
 });

@@ -11,6 +11,7 @@ import { createMemoryStore } from '../../src/facts/memory/store.js';
 import { createGate } from '../../src/gate/gate.js';
 import { listAllActive } from '../../src/gate/holds.js';
 import { KnownHolds } from '../../src/gate/known-holds.js';
+import { readHoldsAtStart } from '../../src/main/holds-at-start.js';
 import { ErrorCode } from '../../src/core/errors.js';
 import { MAX_HOLD_LIMIT } from '../../src/facts/holds.js';
 import { planningWorld } from '../planning/support.js';
@@ -34,7 +35,7 @@ function flakyStore() {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => (state.down && ['lineage', 'candidates', 'activeHold', 'decisionFacts'].includes(String(prop)) ? fail() : value.apply(target, args));
+      return (...args: unknown[]) => (state.down && ['lineage', 'candidates', 'activeHold', 'decisionFacts', 'listHolds'].includes(String(prop)) ? fail() : value.apply(target, args));
     },
   });
   return { store: flaky, state };
@@ -95,6 +96,35 @@ describe('holds fail closed', () => {
     expect(gate.knownHolds.size).toBe(2 * MAX_HOLD_LIMIT + 1);
     state.down = true;
     expect(await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).toMatchObject({ allowed: false, check: 'planning_hold', failClosed: {} });
+  });
+
+  it('with the store down since start, no hold is known: every call is refused until the holds have been read once', async () => {
+    const w = await planningWorld(RULES);
+    const { store, state } = flakyStore();
+    await seedOrg(store);
+    await store.placeHold({ agent: '0xWORKER', kind: 'on_demand', placedBy: 'ops', placedAt: 1 });
+    const gate = createGate({ engine: w.engine, store, onStoreError: () => {} });
+    const lines: string[] = [];
+    state.down = true;
+    const reading = await readHoldsAtStart(gate, (l) => lines.push(l));
+    try {
+      expect(gate.knownHolds.unread).toBe(true);
+      expect(lines.join('\n')).toMatch(/FAILS CLOSED while the store fails/);
+      // 0xMGR is not held, but nothing says so: it is refused, and says why.
+      const refused = await gate.decide({ agent: '0xMGR', tool: 'github.merge_pull_request' });
+      expect(refused).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.merge_pull_request', failClosed: { reason: expect.stringMatching(/have not been read since plangate started/) } });
+      expect(refused.message).toMatch(/cannot tell whether 0xMGR is on a planning hold/);
+      // The store comes back: the listing is tried again and succeeds, and plan-required fails open again for agents not held.
+      state.down = false;
+      for (let i = 0; i < 40 && gate.knownHolds.unread; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(gate.knownHolds.unread).toBe(false);
+      expect(gate.knownHolds.get('0xWORKER')).toMatchObject({ kind: 'on_demand' });
+      state.down = true;
+      expect(await gate.decide({ agent: '0xMGR', tool: 'github.merge_pull_request' })).toMatchObject({ allowed: true, failOpen: {} });
+      expect((await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).allowed).toBe(false);
+    } finally {
+      reading.stop();
+    }
   });
 
   it('a store whose listing ignores before fails after the second page instead of being asked forever', async () => {

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { heldWhileFailing } from '../../src/core/failclosed.js';
+import { heldWhileFailing, unreadHoldsWhileFailing } from '../../src/core/failclosed.js';
 import { failOpenDecision } from '../../src/core/failopen.js';
 import type { PolicyInput } from '../../src/core/types.js';
 import { Engine, ENTRYPOINTS } from '../../src/engine/policy.js';
@@ -89,6 +89,7 @@ describe('the schemas tell a hot answer from a decision', () => {
       failOpenDecision(call, 'rules/plan.yaml:3:9: invalid YAML'),
       heldWhileFailing(call, { id: '7', kind: 'on_demand' }, 'review.send', 'the store is unavailable'),
       heldWhileFailing({ ...call, tool: 'review.send' }, { id: '7', kind: 'on_demand' }, 'review.send', 'the store is unavailable'),
+      unreadHoldsWhileFailing(call, 'the store is unavailable'),
     ];
     for (const decision of decisions) {
       expect({ errors: validDecision(decision) ? null : validDecision.errors, decision }).toEqual({ errors: null, decision });
