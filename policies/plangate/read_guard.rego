@@ -21,9 +21,10 @@
 #   it in input.files (by path): a file with its size, something else,
 #   missing, or outside the roots. A whole-file read outside every root is
 #   refused, since nobody may look at that file's size; nothing about it is
-#   said beyond the agent's own path. So is one of a FIFO, a device or a
-#   socket (`special`): it has no size, and a read of it may never end. Until the host has gathered a path's
-#   fact, `needs` names it.
+#   said beyond the agent's own path. So is one of a FIFO, a device, a
+#   socket or a file of /proc (`special`): it has no size, and a read of it
+#   may never end. Until the host has gathered a path's fact, `needs` names
+#   it.
 package plangate.read_guard
 
 import data.plangate.classify
@@ -282,8 +283,8 @@ unchecked := sort({p | some p in paths; not fact(p)} | {p | some p in unmeasured
 
 outside := [p | some p in paths; fact(p).kind == "outside"]
 
-# special are the paths with no size to check: a FIFO, a device or a socket,
-# which a tool reads until it ends, if it ever does.
+# special are the paths with no size to check: a FIFO, a device, a socket or a
+# file of /proc, which a tool reads until it ends, if it ever does.
 special := [p | some p in paths; fact(p).kind == "special"]
 
 # long are the asked line spans over the ceiling, with the bytes measured.
@@ -458,8 +459,8 @@ message := concat("", [
 ]) if {
 	status == "outside_roots"
 } else := concat("", [
-	code, " - ", concat(", ", special), " is not a regular file (a FIFO, a device or a socket): it has no size, ",
-	"and a read of it may never end, so plangate cannot check how much it takes. Read a regular file.",
+	code, " - ", concat(", ", special), " has no size to check (a FIFO, a device, a socket or a file of /proc): ",
+	"a read of it may never end, so plangate cannot check how much it takes. Read a regular file.",
 ]) if {
 	status == "unsized"
 } else := concat("", [

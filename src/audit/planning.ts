@@ -90,7 +90,7 @@ export interface ReadGuardBlocked {
   /**
    * Why: `over` the ceiling, `lines_over` (the lines asked for take more),
    * `lines_unmeasured` (they could not be measured), `outside_roots`,
-   * `unsized` (a FIFO, a device or a socket),
+   * `unsized` (a FIFO, a device, a socket or a file of /proc),
    * `bad_path` (not one plain path) or `withheld` (too large for the policy).
    */
   reason: string;

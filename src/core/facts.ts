@@ -68,8 +68,8 @@ export type HoldKind = 'reviewer' | 'on_demand';
  * read roots with symlinks followed. `path` is the argument as given. A path
  * leading outside every root is `outside` and nothing more (the host did not
  * look); where a path resolved to goes to the audit, never to the policy.
- * `special` is a FIFO, a device or a socket (no size: a read of it may never
- * end); `other` anything else that is not a regular file (a directory).
+ * `special` is a FIFO, a device, a socket or a file of /proc and its kind (no
+ * size: a read of it may never end); `other` anything else that is not a regular file (a directory).
  */
 export type FileFact =
   | { path: string; kind: 'file'; size: number; spans?: LineSpan[] }

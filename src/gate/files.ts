@@ -10,7 +10,7 @@
  * a listing of the directory where the name is missing, to find a
  * Unicode-equivalent one).
  */
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat, statfs } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { FileFact } from '../core/types.js';
 
@@ -97,12 +97,29 @@ async function factAt(absolute: string, path: string, given: readonly string[], 
   if (!within(resolved, real)) return outside(resolved);
   try {
     const s = await stat(resolved);
-    if (s.isFile()) return { fact: { path, kind: 'file', size: s.size }, resolved };
-    // A FIFO, a device or a socket has no size, and a tool reads it until it ends, if it ever does.
-    const special = s.isFIFO() || s.isCharacterDevice() || s.isBlockDevice() || s.isSocket();
+    if (s.isFile() && (s.size > 0 || !(await onPseudoFileSystem(resolved)))) return { fact: { path, kind: 'file', size: s.size }, resolved };
+    // A FIFO, a device or a socket has no size, and a tool reads it until it ends, if it ever does;
+    // so has a file of /proc and its kind (`/proc/self/pagemap` says 0 bytes and holds terabytes).
+    const special = s.isFile() || s.isFIFO() || s.isCharacterDevice() || s.isBlockDevice() || s.isSocket();
     return { fact: { path, kind: special ? 'special' : 'other' }, resolved };
   } catch {
     return { fact: { path, kind: 'missing' }, resolved };
+  }
+}
+
+/**
+ * Linux file systems whose files say 0 bytes whatever they hold (statfs
+ * magic numbers): proc, sysfs, debugfs, tracefs, securityfs, configfs,
+ * cgroup and cgroup2.
+ */
+const PSEUDO_FILE_SYSTEMS: ReadonlySet<number> = new Set([0x9fa0, 0x62656572, 0x64626720, 0x74726163, 0x73636673, 0x62656570, 0x27e0eb, 0x63677270]);
+
+/** Whether an empty-looking file is on one of {@link PSEUDO_FILE_SYSTEMS}: then its size says nothing. */
+async function onPseudoFileSystem(resolved: string): Promise<boolean> {
+  try {
+    return PSEUDO_FILE_SYSTEMS.has((await statfs(resolved)).type);
+  } catch {
+    return false;
   }
 }
 

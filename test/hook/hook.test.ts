@@ -88,7 +88,7 @@ describe('plangate hook', () => {
     const fifo = join(w.files, 'feed');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const read = JSON.stringify({ ...JSON.parse(payload('read', big)), tool_input: { file_path: fifo } });
-    expect(hook(read).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining(`read_guard:Read - ${fifo} is not a regular file`) });
+    expect(hook(read).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining(`read_guard:Read - ${fifo} has no size to check`) });
     const lines = JSON.stringify({ ...JSON.parse(payload('read', big)), tool_input: { file_path: fifo, offset: 1, limit: 10 } });
     expect(hook(lines).hookSpecificOutput.permissionDecision).toBe('deny');
     // A directory is no such read: the tool reports its own error.

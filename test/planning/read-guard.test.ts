@@ -238,6 +238,13 @@ describe('read guard', () => {
     expect((await fileFact([code, dir], 'big.log', code)).fact).toMatchObject({ kind: 'file', size: 10 });
   });
 
+  it('fileFact reports a file of /proc, which says 0 bytes whatever it holds, as having no size; an empty file as empty', async () => {
+    expect((await fileFact(['/proc/self'], 'status')).fact).toEqual({ path: 'status', kind: 'special' });
+    const empty = mkdtempSync(join(tmpdir(), 'plangate-empty-'));
+    writeFileSync(join(empty, '__init__.py'), '');
+    expect((await fileFact([empty], '__init__.py')).fact).toEqual({ path: '__init__.py', kind: 'file', size: 0 });
+  });
+
   it('fileFact finds the file a name means up to Unicode normalization, as the filesystem server does', async () => {
     const u = mkdtempSync(join(tmpdir(), 'plangate-nfc-'));
     writeFileSync(join(u, 'caf\u00e9.log'), 'x'.repeat(10)); // composed on disk

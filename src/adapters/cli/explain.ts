@@ -85,7 +85,7 @@ const READ_GUARD: Record<string, string> = {
   withheld: 'refused: the path or range was too large to be given to the policy',
   bad_path: 'refused: the path argument is not one plain path',
   outside_roots: 'refused: a whole-file read outside the read roots',
-  unsized: 'refused: a FIFO, a device or a socket, which has no size',
+  unsized: 'refused: a FIFO, a device, a socket or a file of /proc, which has no size',
   lines_over: 'refused: the lines asked for take more than the ceiling',
   lines_unmeasured: 'refused: the lines asked for could not be measured in a file over the ceiling',
   over: 'refused: over the ceiling (the whole file, or the rest of it from an offset)',
