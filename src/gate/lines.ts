@@ -12,6 +12,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { LineCount } from '../core/types.js';
+import { MARK_EVERY, marksOf } from './line-marks.js';
 
 /** How many bytes one call's measures may read to find where skipped lines end; past that, the lines cannot be measured. */
 export const MAX_SKIP_BYTES = 64 * 1024 * 1024;
@@ -38,11 +39,12 @@ const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 export async function lineSpanBytes(path: string, lines: LineCount, upTo: number, budget: SkipBudget = { bytes: MAX_SKIP_BYTES }): Promise<number> {
   const handle = await open(path, FLAGS);
   try {
-    const stats = await handle.stat();
+    const stats = await handle.stat({ bigint: true });
     if (!stats.isFile()) throw new Error(`${path} is no longer a regular file`);
-    if (lines.from === 'tail') return Math.min((await tailBytes(handle, stats.size, lines.count, upTo + 2)) ?? stats.size, upTo + 1);
+    const size = Number(stats.size);
+    if (lines.from === 'tail') return Math.min((await tailBytes(handle, size, lines.count, upTo + 2)) ?? size, upTo + 1);
     // Fewer lines than the offset skips: a tool may wrap the offset around, so measure from the start.
-    const start = (lines.skip ? await afterLines(handle, lines.skip, budget) : 0) ?? 0;
+    const start = (lines.skip ? await afterLines(handle, lines.skip, budget, marksOf(stats)) : 0) ?? 0;
     return Math.min(await headBytes(handle, start, lines.count, upTo + 1), upTo + 1);
   } finally {
     await handle.close();
@@ -78,10 +80,21 @@ async function scan(handle: Handle, from: number, within: number, each: (at: num
   return 'limit';
 }
 
-/** Where the line after the first `skip` lines starts; undefined when the file has no more lines. */
-async function afterLines(handle: Handle, skip: number, budget: SkipBudget): Promise<number | undefined> {
-  let seen = 0;
-  const stop = await scan(handle, 0, Number.POSITIVE_INFINITY, () => ++seen === skip, budget);
+/**
+ * Where the line after the first `skip` lines starts; undefined when the
+ * file has no more lines. Scans from the nearest of the file's `marks`
+ * before it, and leaves a mark at every {@link MARK_EVERY}th line it passes.
+ */
+async function afterLines(handle: Handle, skip: number, budget: SkipBudget, marks: number[]): Promise<number | undefined> {
+  const k = Math.min(Math.floor(skip / MARK_EVERY), marks.length);
+  let seen = k * MARK_EVERY;
+  const from = k === 0 ? 0 : (marks[k - 1] as number);
+  if (seen === skip) return from;
+  const stop = await scan(handle, from, Number.POSITIVE_INFINITY, (at) => {
+    seen++;
+    if (seen === (marks.length + 1) * MARK_EVERY) marks.push(at + 1);
+    return seen === skip;
+  }, budget);
   if (stop === 'limit') throw new Error('the lines skipped do not end within the bytes a call may read to find them');
   return 'newline' in stop ? stop.newline + 1 : undefined;
 }

@@ -6,13 +6,14 @@
  * may return more for bytes that are not UTF-8.)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: the server ships JavaScript without declarations
 import { headFile, tailFile } from '@modelcontextprotocol/server-filesystem/dist/lib.js';
+import { MARK_EVERY } from '../../src/gate/line-marks.js';
 import { lineSpanBytes, MAX_SKIP_BYTES } from '../../src/gate/lines.js';
 import type { LineCount } from '../../src/core/types.js';
 
@@ -97,6 +98,34 @@ describe('lineSpanBytes', () => {
       { numRuns: 300 },
     );
   }, 60_000);
+
+  it('pages deep into a large file from the marks earlier measures left, with the same answers, until the file changes', async () => {
+    const path = join(dir, 'paged.log');
+    const make = (seed: number): string => Array.from({ length: 5 * MARK_EVERY + 37 }, (_, i) => 'l'.repeat((i * seed) % 53)).join('\n');
+    const expected = (text: string, skip: number, count: number): number => {
+      const segments = text.split('\n');
+      const from = skip >= segments.length ? 0 : skip;
+      return Buffer.byteLength(segments.slice(from, from + count).join('\n'));
+    };
+    const skips = [3 * MARK_EVERY + 5, MARK_EVERY, MARK_EVERY - 1, MARK_EVERY + 1, 4 * MARK_EVERY, 2 * MARK_EVERY, 5 * MARK_EVERY + 36, 5 * MARK_EVERY + 40, 7];
+    for (const seed of [7, 11]) {
+      const text = make(seed);
+      writeFileSync(path, text);
+      // A file of another version: its size and time differ, so no mark of the one before is used.
+      if (seed === 11) utimesSync(path, new Date(), new Date(Date.now() + 60_000));
+      for (const round of [1, 2]) {
+        for (const skip of skips) {
+          expect(await lineSpanBytes(path, { from: 'head', count: 3, skip }, 10_000), `seed ${seed} round ${round} skip ${skip}`).toBeGreaterThanOrEqual(expected(text, skip, 3));
+          expect((await lineSpanBytes(path, { from: 'head', count: 3, skip }, 10_000)) - expected(text, skip, 3)).toBeLessThanOrEqual(1);
+        }
+      }
+      // The marks spare the bytes before them: a budget far short of the offset's depth suffices now.
+      const deep = 5 * MARK_EVERY + 2;
+      const budget = { bytes: 64 * 1024 };
+      expect(Buffer.byteLength(text.split('\n').slice(0, deep).join('\n'))).toBeGreaterThan(budget.bytes);
+      expect(await lineSpanBytes(path, { from: 'head', count: 1, skip: deep }, 10_000, budget)).toBe(expected(text, deep, 1));
+    }
+  });
 
   it('refuses to measure lines an offset puts too deep in the file, or anything but a regular file', async () => {
     const deep = join(dir, 'deep.bin');
