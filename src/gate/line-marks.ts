@@ -3,7 +3,9 @@
  * lately, so that a paged read deep into a large file (an offset of a
  * million lines, then the next page, and the next) does not scan the file
  * from its start on every call. A file is known by its device, inode, size
- * and modification time: a change to any of them starts it afresh. Kept for
+ * and change time (which every write moves, and which, unlike the
+ * modification time, a process cannot set back): a change to any of them
+ * starts it afresh. Kept for
  * {@link MARKED_FILES} files at most, the least recently measured dropped.
  */
 
@@ -18,7 +20,7 @@ export interface FileVersion {
   dev: bigint;
   ino: bigint;
   size: bigint;
-  mtimeNs: bigint;
+  ctimeNs: bigint;
 }
 
 const kept = new Map<string, number[]>();
@@ -33,7 +35,7 @@ const kept = new Map<string, number[]>();
  * marks[0] // the byte where line 4096 starts, once a scan has passed it
  */
 export function marksOf(v: FileVersion): number[] {
-  const key = `${v.dev}:${v.ino}:${v.size}:${v.mtimeNs}`;
+  const key = `${v.dev}:${v.ino}:${v.size}:${v.ctimeNs}`;
   let marks = kept.get(key);
   if (marks === undefined) {
     marks = [];
