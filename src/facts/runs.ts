@@ -106,8 +106,9 @@ export function checkNewDelegation(d: NewDelegation, now: () => number = Date.no
 }
 
 /** Checks the arguments of `delegationsTo`. */
-export function checkDelegationsTo(worker: unknown, now: unknown, runId: unknown): void {
+export function checkDelegationsTo(worker: unknown, now: unknown, runId: unknown, manager?: unknown): void {
   checkSeat(worker, 'worker');
+  if (manager !== undefined) checkSeat(manager, 'manager');
   if (typeof now !== 'number' || !Number.isFinite(now)) throw invalid('now must be a finite number');
   if (runId !== undefined && typeof runId !== 'string') throw invalid('runId must be a string');
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
 import type { Store } from '../../src/facts/port.js';
-import { MAX_RUN_LIMIT } from '../../src/facts/runs.js';
+import { MAX_DELEGATIONS_TO, MAX_RUN_LIMIT } from '../../src/facts/runs.js';
 import { expectCode } from './contract.js';
 
 const H = 3_600_000;
@@ -115,6 +115,15 @@ export function runsContract(store: () => Store): void {
       await store().delegate({ ...base, id: 'old', createdAt: 100 });
       await store().delegate({ ...base, manager: 'M2', id: 'new', createdAt: 200 });
       expect((await store().delegationsTo('W', 300)).map((d) => d.id)).toEqual(['new', 'old']);
+    });
+
+    it('finds one manager\'s live delegations however many newer ones other managers made', async () => {
+      await store().delegate({ ...base, id: 'mine', createdAt: 100 });
+      for (let i = 0; i <= MAX_DELEGATIONS_TO; i++) await store().delegate({ ...base, manager: 'X', id: `x${i}`, createdAt: 200 + i });
+      expect((await store().delegationsTo('W', 1000, undefined, 'M')).map((d) => d.id)).toEqual(['mine']);
+      expect((await store().delegationsTo('W', 1000, 'R1', 'M')).map((d) => d.id)).toEqual(['mine']);
+      expect(await store().delegationsTo('W', 1000, undefined, 'Y')).toEqual([]);
+      expect(await store().delegationsTo('W', 1000)).toHaveLength(MAX_DELEGATIONS_TO);
     });
 
     it('revokes once: the first time stands', async () => {
