@@ -34,8 +34,8 @@ function checkId(id: unknown, field: string): string {
 }
 
 function checkWho(who: unknown, field: string): string {
-  if (typeof who !== 'string' || who.length === 0 || who.length > MAX_AUTHOR_LENGTH || LONE_SURROGATE.test(who)) {
-    throw invalid(`${field} must be a non-empty string of at most ${MAX_AUTHOR_LENGTH} characters`);
+  if (typeof who !== 'string' || who.length === 0 || who.length > MAX_AUTHOR_LENGTH || LONE_SURROGATE.test(who) || who.includes('\u0000')) {
+    throw invalid(`${field} must be a non-empty string of at most ${MAX_AUTHOR_LENGTH} characters, without lone surrogates or NUL`);
   }
   return who;
 }

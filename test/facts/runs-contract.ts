@@ -78,6 +78,7 @@ export function runsContract(store: () => Store): void {
       await expectCode(store().startRun({ ...ok, startedAt: 1.5 }), ErrorCode.InvalidInput, /startedAt/);
       await expectCode(store().startRun({ ...ok, startedBy: '' }), ErrorCode.InvalidInput, /startedBy/);
       await expectCode(store().startRun({ ...ok, startedBy: 'a\ud800b' }), ErrorCode.InvalidInput, /startedBy/);
+      await expectCode(store().startRun({ ...ok, startedBy: 'a\u0000b' }), ErrorCode.InvalidInput, /startedBy/);
       await expectCode(store().listRuns({ limit: 0 }), ErrorCode.InvalidInput, /limit/);
       await expectCode(store().listRuns({ limit: MAX_RUN_LIMIT + 1 }), ErrorCode.InvalidInput, /limit/);
       expect(await store().listRuns()).toEqual([]);
@@ -143,6 +144,7 @@ export function runsContract(store: () => Store): void {
       await expectCode(store().delegate({ ...base, createdAt: 10, expiresAt: 10 }), ErrorCode.InvalidInput, /expiresAt/);
       await expectCode(store().delegate({ ...base, runId: 'bad run' }), ErrorCode.InvalidInput, /runId/);
       await expectCode(store().delegate({ ...base, createdBy: '' }), ErrorCode.InvalidInput, /createdBy/);
+      await expectCode(store().delegate({ ...base, createdBy: 'a\u0000b' }), ErrorCode.InvalidInput, /createdBy/);
       await expectCode(store().delegationsTo('not a seat', 1), ErrorCode.InvalidInput);
       expect((await store().delegationsTo('W', Date.now() + H)).map((d) => d.id)).toEqual(['d1']);
     });
