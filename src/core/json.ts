@@ -95,7 +95,8 @@ function surrogate(where: string, pointer: string, what: 'string' | 'key'): Plan
 }
 
 /**
- * Throws `invalid_input` when `text`, to be stored, is not well-formed Unicode.
+ * Throws `invalid_input` when `text`, to be stored, is not well-formed Unicode
+ * or holds a NUL character (which PostgreSQL cannot store in text).
  *
  * @example
  * checkText('Refactor the auth middleware', 'hold.task') // fine
@@ -103,5 +104,9 @@ function surrogate(where: string, pointer: string, what: 'string' | 'key'): Plan
 export function checkText(text: unknown, field: string): void {
   if (typeof text === 'string' && !isWellFormed(text)) {
     throw new PlangateError(ErrorCode.InvalidInput, `${field}: a lone UTF-16 surrogate (such as \\ud800) is not text; send well-formed Unicode`);
+  }
+  // PostgreSQL cannot store U+0000 in text: refused in every store alike, not failing there as a broken store.
+  if (typeof text === 'string' && text.includes('\u0000')) {
+    throw new PlangateError(ErrorCode.InvalidInput, `${field}: a NUL character (\\u0000) cannot be stored; leave it out`);
   }
 }

@@ -159,9 +159,11 @@ export interface DelegationStore {
   revokeDelegation(id: string, at?: number): Promise<Delegation>;
   /**
    * The live delegations to `worker` at `now` (not revoked, not expired, and
-   * for `runId` or for any run), newest first; one indexed lookup.
+   * for `runId` or for any run), newest first; one indexed lookup. With
+   * `manager`, only that manager's: however many other seats delegate to
+   * the worker, they never crowd its delegations out of the answer.
    */
-  delegationsTo(worker: string, now: number, runId?: string): Promise<Delegation[]>;
+  delegationsTo(worker: string, now: number, runId?: string, manager?: string): Promise<Delegation[]>;
   getDelegation(id: string): Promise<Delegation | undefined>;
 }
 

@@ -34,8 +34,8 @@ function checkId(id: unknown, field: string): string {
 }
 
 function checkWho(who: unknown, field: string): string {
-  if (typeof who !== 'string' || who.length === 0 || who.length > MAX_AUTHOR_LENGTH || LONE_SURROGATE.test(who)) {
-    throw invalid(`${field} must be a non-empty string of at most ${MAX_AUTHOR_LENGTH} characters`);
+  if (typeof who !== 'string' || who.length === 0 || who.length > MAX_AUTHOR_LENGTH || LONE_SURROGATE.test(who) || who.includes('\u0000')) {
+    throw invalid(`${field} must be a non-empty string of at most ${MAX_AUTHOR_LENGTH} characters, without lone surrogates or NUL`);
   }
   return who;
 }
@@ -106,8 +106,9 @@ export function checkNewDelegation(d: NewDelegation, now: () => number = Date.no
 }
 
 /** Checks the arguments of `delegationsTo`. */
-export function checkDelegationsTo(worker: unknown, now: unknown, runId: unknown): void {
+export function checkDelegationsTo(worker: unknown, now: unknown, runId: unknown, manager?: unknown): void {
   checkSeat(worker, 'worker');
+  if (manager !== undefined) checkSeat(manager, 'manager');
   if (typeof now !== 'number' || !Number.isFinite(now)) throw invalid('now must be a finite number');
   if (runId !== undefined && typeof runId !== 'string') throw invalid('runId must be a string');
 }

@@ -45,7 +45,8 @@ export async function gatherInput(store: FactSource, call: CheckedCall, options:
     const workers = [call.agent, ...claimed.slice(0, -1)];
     [run, links] = await Promise.all([
       runApart ? store.getRun(call.runId as string) : undefined,
-      Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId)
+      // Asked per manager: other seats' delegations to the same worker never crowd the claimed one out.
+      Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId, manager)
         .then((ds) => ds.filter((d) => d.manager === manager)))),
     ]);
   }

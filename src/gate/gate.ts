@@ -182,6 +182,8 @@ export function createGate(options: GateOptions): Gate {
 
   async function decide(call: Call, opts: DecideOptions = {}): Promise<Decision> {
     let input: PolicyInput;
+    // Holds learnt while the facts are read are newer than what the facts say.
+    const mark = known.mark();
     try {
       input = await inputFor(call, opts);
     } catch (error) {
@@ -218,7 +220,7 @@ export function createGate(options: GateOptions): Gate {
     if (unrecorded !== undefined) await refuseUnrecorded(input, unrecorded);
     // What the store said about the agent's hold, with its reviewer channel when the policy named it.
     const channel = decision.failClosed ? undefined : decision.reviewerChannel;
-    known.set(input.agent.id, input.hold ? { ...input.hold, ...(channel !== undefined ? { channel } : {}) } : undefined);
+    known.set(input.agent.id, input.hold ? { ...input.hold, ...(channel !== undefined ? { channel } : {}) } : undefined, mark);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
     if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions);
     if (options.onDecided) {

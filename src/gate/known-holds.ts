@@ -25,6 +25,10 @@ export interface KnownHold {
  */
 export class KnownHolds {
   private readonly holds = new Map<string, KnownHold>();
+  /** When each entry was learnt, in `changes`: a reader's answer older than that changes nothing. */
+  private readonly learntAt = new Map<string, number>();
+  /** Counts every change to the record. */
+  private changes = 0;
   /**
    * True while the active holds are not known at all: a full listing was
    * attempted at start and failed, and none has succeeded since (see
@@ -33,12 +37,30 @@ export class KnownHolds {
    */
   unread = false;
 
-  /** Records `agent`'s active hold, or its absence (`undefined`). */
-  set(agent: string, hold: (Pick<HoldFact, 'id' | 'kind'> & { channel?: string }) | undefined): void {
+  /**
+   * A mark to take before reading the store, for {@link set}'s `since`: the
+   * answer may be older than what is learnt while it is read.
+   */
+  mark(): number {
+    return this.changes;
+  }
+
+  /**
+   * Records `agent`'s active hold, or its absence (`undefined`). With
+   * `since` (a {@link mark} taken before the store was read), an entry learnt
+   * after the mark stands: a decision read before a hold was placed must not
+   * forget it. (A hold ended meanwhile may come back from such an answer;
+   * that only keeps the agent held until its next decision.)
+   */
+  set(agent: string, hold: (Pick<HoldFact, 'id' | 'kind'> & { channel?: string }) | undefined, since?: number): void {
+    if (since !== undefined && (this.learntAt.get(agent) ?? -1) > since) return;
+    this.changes += 1;
     if (!hold) {
       this.holds.delete(agent);
+      this.learntAt.delete(agent);
       return;
     }
+    this.learntAt.set(agent, this.changes);
     const channel = hold.channel ?? (this.holds.get(agent)?.id === hold.id ? this.holds.get(agent)?.channel : undefined);
     this.holds.set(agent, { id: hold.id, kind: hold.kind, ...(channel !== undefined ? { channel } : {}) });
   }
@@ -58,7 +80,13 @@ export class KnownHolds {
    * has been learnt with another hold since.
    */
   forgetEnded(earlier: ReadonlyMap<string, string>, active: ReadonlySet<string>): void {
-    for (const [agent, id] of earlier) if (!active.has(agent) && this.holds.get(agent)?.id === id) this.holds.delete(agent);
+    for (const [agent, id] of earlier) {
+      if (!active.has(agent) && this.holds.get(agent)?.id === id) {
+        this.holds.delete(agent);
+        this.learntAt.delete(agent);
+        this.changes += 1;
+      }
+    }
   }
 
   /** How many agents are known to be held. */

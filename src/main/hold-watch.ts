@@ -28,14 +28,18 @@ export async function followHoldChanges(url: string, gate: Pick<Gate, 'holds' | 
   }, (error) => log(`plangate: following hold changes: ${error.message}`));
   // Changes may have been missed while the connection was down: read the active holds again,
   // and forget the known ones that ended meanwhile (those learnt since are kept).
-  watch.onReconnect = () => {
+  const relist = (): void => {
     const earlier = gate.knownHolds.ids();
     listAllActive(gate.holds)
       .then((active) => gate.knownHolds.forgetEnded(earlier, new Set(active.map((h) => h.agent))))
       .catch((error: unknown) => log(`plangate: reading the active holds after reconnecting failed: ${error instanceof Error ? error.message : String(error)}`));
   };
+  watch.onReconnect = relist;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([watch.ready, new Promise<void>((resolve) => { timer = setTimeout(resolve, HOLD_WATCH_READY_MS); })]);
+  let ready = false;
+  await Promise.race([watch.ready.then(() => { ready = true; }), new Promise<void>((resolve) => { timer = setTimeout(resolve, HOLD_WATCH_READY_MS); })]);
   clearTimeout(timer);
+  // Start-up went on without the watch: changes until its first LISTEN were not followed, so read the holds again then.
+  if (!ready) void watch.ready.then(relist);
   return watch;
 }

@@ -151,11 +151,12 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
     onStoreError: () => {},
   });
+  // With a store shared by replicas, holds changed through the others are known here at once. Followed
+  // from before the holds on record are read, so that a hold placed in between is not missed.
+  const holdWatch = storeKind(paths.store) === 'postgres' && !options.storeInstance ? await followHoldChanges(paths.store, gate, log) : undefined;
   // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
   // If they cannot be read, no agent is let through a failing store until they have been (see UNREAD_HOLDS_ON_STORE_FAILURE).
   const holdsRead = await readHoldsAtStart(gate, log);
-  // With a store shared by replicas, holds changed through the others are known here at once.
-  const holdWatch = storeKind(paths.store) === 'postgres' && !options.storeInstance ? await followHoldChanges(paths.store, gate, log) : undefined;
   let watcher: PolicyWatcher | undefined;
   if (options.watch) {
     const tuning = typeof options.watch === 'object' ? options.watch : {};

@@ -298,6 +298,12 @@ export function storeContract(name: string, makeStore: MakeStore): void {
       it('refuses a non-object with invalid_input', async () => {
         await expectCode(store.postMessage(null as unknown as NewMessage), ErrorCode.InvalidInput);
       });
+
+      // PostgreSQL cannot store U+0000 in text: every driver refuses it alike, rather than one failing as a broken store.
+      it.each(['body', 'author', 'runId'] as const)('refuses a NUL character in the %s with invalid_input, storing nothing', async (field) => {
+        await expectCode(store.postMessage({ ...good, runId: 'r1', [field]: 'a\u0000b' }), ErrorCode.InvalidInput, new RegExp(`message\\.${field}\\b`));
+        expect(await store.listThread('agent:W', 10)).toEqual([]);
+      });
     });
 
     describe('candidates', () => {
@@ -794,6 +800,8 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await expectCode(store.placeHold({ ...ok, kind: 'whim' as 'reviewer' }), ErrorCode.InvalidInput, /kind/);
         await expectCode(store.placeHold({ ...ok, placedBy: '' }), ErrorCode.InvalidInput, /placedBy/);
         await expectCode(store.placeHold({ ...ok, task: '   ' }), ErrorCode.InvalidInput, /task/);
+        await expectCode(store.placeHold({ ...ok, task: 'a\u0000b' }), ErrorCode.InvalidInput, /task/);
+        await expectCode(store.placeHold({ ...ok, placedBy: 'a\u0000b' }), ErrorCode.InvalidInput, /placedBy/);
         await expectCode(store.placeHold({ ...ok, task: 'x'.repeat(MAX_TASK_LENGTH + 1) }), ErrorCode.InvalidInput, /task/);
         await expectCode(store.placeHold({ ...ok, placedAt: 1.5 }), ErrorCode.InvalidInput, /placedAt/);
         await expectCode(store.endHold('W', { state: 'gone' as 'cleared', by: 'ops' }), ErrorCode.InvalidInput, /state/);

@@ -12,6 +12,7 @@ import type { Lineage } from '../../src/core/types.js';
 import { openPostgresStore, type PostgresStore } from '../../src/facts/postgres/store.js';
 import { watchHoldChanges, type HoldChange } from '../../src/facts/postgres/listen.js';
 import { failingOpen } from '../../src/engine/holder.js';
+import { migrate } from '../../src/core/migrations.js';
 import { createGate } from '../../src/gate/gate.js';
 import { followHoldChanges } from '../../src/main/hold-watch.js';
 import { DECISION_STATEMENTS, STORE_MIGRATIONS } from '../../src/facts/postgres/schema.js';
@@ -58,6 +59,21 @@ describe.runIf(run)('postgres store', () => {
     const again = await openPostgresStore(url);
     expect(await again.listCrews()).toEqual([{ id: 'desk', parent: null }]);
     await Promise.all([...stores, again].map((s) => s.close()));
+  });
+
+  it('upgrades a database of the first schema, keeping its delegations, found by manager afterwards', async () => {
+    const url = await fresh();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await migrate(c, { component: 'store', steps: STORE_MIGRATIONS.steps.slice(0, 1) });
+      await c.query("INSERT INTO delegations (id, manager, worker, created_at, created_by) VALUES ('d1', 'M', 'W', 1, 'host')");
+    } finally {
+      await c.end();
+    }
+    const s = await openPostgresStore(url);
+    expect((await s.delegationsTo('W', 2, undefined, 'M')).map((d) => d.id)).toEqual(['d1']);
+    await s.close();
   });
 
   it('refuses a database whose schema is newer than this code', async () => {
@@ -178,6 +194,7 @@ describe.runIf(run)('postgres store', () => {
       agentLineage: ['a42'],
       activeHold: ['a42'],
       delegationsTo: ['a42', 150_000, 'r2', 100],
+      delegationsFrom: ['a42', 150_000, 'r2', 100, 'm42'],
       getRun: ['r42'],
     };
 

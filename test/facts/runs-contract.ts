@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
 import type { Store } from '../../src/facts/port.js';
-import { MAX_RUN_LIMIT } from '../../src/facts/runs.js';
+import { MAX_DELEGATIONS_TO, MAX_RUN_LIMIT } from '../../src/facts/runs.js';
 import { expectCode } from './contract.js';
 
 const H = 3_600_000;
@@ -78,6 +78,7 @@ export function runsContract(store: () => Store): void {
       await expectCode(store().startRun({ ...ok, startedAt: 1.5 }), ErrorCode.InvalidInput, /startedAt/);
       await expectCode(store().startRun({ ...ok, startedBy: '' }), ErrorCode.InvalidInput, /startedBy/);
       await expectCode(store().startRun({ ...ok, startedBy: 'a\ud800b' }), ErrorCode.InvalidInput, /startedBy/);
+      await expectCode(store().startRun({ ...ok, startedBy: 'a\u0000b' }), ErrorCode.InvalidInput, /startedBy/);
       await expectCode(store().listRuns({ limit: 0 }), ErrorCode.InvalidInput, /limit/);
       await expectCode(store().listRuns({ limit: MAX_RUN_LIMIT + 1 }), ErrorCode.InvalidInput, /limit/);
       expect(await store().listRuns()).toEqual([]);
@@ -117,6 +118,15 @@ export function runsContract(store: () => Store): void {
       expect((await store().delegationsTo('W', 300)).map((d) => d.id)).toEqual(['new', 'old']);
     });
 
+    it('finds one manager\'s live delegations however many newer ones other managers made', async () => {
+      await store().delegate({ ...base, id: 'mine', createdAt: 100 });
+      for (let i = 0; i <= MAX_DELEGATIONS_TO; i++) await store().delegate({ ...base, manager: 'X', id: `x${i}`, createdAt: 200 + i });
+      expect((await store().delegationsTo('W', 1000, undefined, 'M')).map((d) => d.id)).toEqual(['mine']);
+      expect((await store().delegationsTo('W', 1000, 'R1', 'M')).map((d) => d.id)).toEqual(['mine']);
+      expect(await store().delegationsTo('W', 1000, undefined, 'Y')).toEqual([]);
+      expect(await store().delegationsTo('W', 1000)).toHaveLength(MAX_DELEGATIONS_TO);
+    });
+
     it('revokes once: the first time stands', async () => {
       await store().delegate({ ...base, id: 'd1', createdAt: 100 });
       expect((await store().revokeDelegation('d1', 200)).revokedAt).toBe(200);
@@ -134,6 +144,7 @@ export function runsContract(store: () => Store): void {
       await expectCode(store().delegate({ ...base, createdAt: 10, expiresAt: 10 }), ErrorCode.InvalidInput, /expiresAt/);
       await expectCode(store().delegate({ ...base, runId: 'bad run' }), ErrorCode.InvalidInput, /runId/);
       await expectCode(store().delegate({ ...base, createdBy: '' }), ErrorCode.InvalidInput, /createdBy/);
+      await expectCode(store().delegate({ ...base, createdBy: 'a\u0000b' }), ErrorCode.InvalidInput, /createdBy/);
       await expectCode(store().delegationsTo('not a seat', 1), ErrorCode.InvalidInput);
       expect((await store().delegationsTo('W', Date.now() + H)).map((d) => d.id)).toEqual(['d1']);
     });

@@ -140,6 +140,7 @@ describe('sqlite store', () => {
           'runs_by_start',
           'delegations',
           'delegations_live_to',
+          'delegations_live_from_to',
         ].sort(),
       );
     } finally {
@@ -378,6 +379,7 @@ describe('sqlite store: runs and delegations', () => {
       const plans: Array<[string, unknown[], RegExp]> = [
         [RUN_SQL.getRun, ['R1'], /USING INDEX sqlite_autoindex_runs_1 \(id=\?\)/],
         [RUN_SQL.delegationsTo, ['A1', 500, 500, null, 100], /USING INDEX delegations_live_to \(worker=\? AND created_at<\?\)/],
+        [RUN_SQL.delegationsFrom, ['A1', 'M1', 500, 500, null, 100], /USING INDEX delegations_live_from_to \(worker=\? AND manager=\? AND created_at<\?\)/],
         [RUN_SQL.listSeatRuns, ['A1', 10], /USING INDEX runs_by_seat \(seat=\?\)/],
       ];
       for (const analyzed of [false, true]) {
@@ -391,6 +393,18 @@ describe('sqlite store: runs and delegations', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('upgrades a version-3 file, keeping its delegations, found by manager afterwards', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'plangate-runs-')), 'store.db');
+    const v3 = new Database(path);
+    for (const step of MIGRATIONS.slice(0, 3)) v3.exec(step);
+    v3.pragma('user_version = 3');
+    v3.prepare(RUN_SQL.insertDelegation).run('d1', 'M', 'W', null, 1, null, 'host');
+    v3.close();
+    const store = openSqliteStore(path);
+    expect((await store.delegationsTo('W', 2, undefined, 'M')).map((d) => d.id)).toEqual(['d1']);
+    await store.close();
   });
 
   it('keeps runs and delegations across reopening the file', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, PlangateError, PlanRequiredError } from '../../src/core/errors.js';
+import { MAX_DELEGATIONS_TO } from '../../src/facts/runs.js';
 import { MIN, makeWorld, rulesData, seedOrg } from '../support/world.js';
 
 const sideEffects = rulesData({
@@ -134,6 +135,18 @@ describe.each(['memory', 'sqlite'] as const)('gate with the %s store', (storeKin
     await expect(w.gate.decide(call, { unrecordedClaims: 'refuse' })).rejects.toMatchObject({ code: ErrorCode.ClaimRefused });
     await w.gate.delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: 'host', runId: 'r1' });
     const d = await w.gate.decide(call, { unrecordedClaims: 'refuse' });
+    expect(d.delegation).toEqual({ claimed: ['0xMGR'], chain: ['0xMGR'] });
+  });
+
+  it('backs a recorded delegation however many newer ones another seat made to the same worker', async () => {
+    const w = await makeWorld(sideEffects, { store: storeKind });
+    await seedOrg(w.store);
+    await w.store.delegate({ manager: '0xMGR', worker: '0xWORKER', createdBy: 'host', createdAt: w.now - 10 * MIN });
+    // Any agent's token may record delegations it makes itself, to any worker.
+    for (let i = 0; i < MAX_DELEGATIONS_TO + 1; i++) {
+      await w.store.delegate({ manager: '0xOPS', worker: '0xWORKER', createdBy: 'agent:0xOPS', createdAt: w.now - MIN + i });
+    }
+    const d = await w.gate.decide({ agent: '0xWORKER', tool: 'desk.rebalance', delegatedBy: ['0xMGR'] }, { unrecordedClaims: 'refuse' });
     expect(d.delegation).toEqual({ claimed: ['0xMGR'], chain: ['0xMGR'] });
   });
 

@@ -91,10 +91,10 @@ export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationS
       return { ...d };
     },
 
-    async delegationsTo(worker, now, runId) {
+    async delegationsTo(worker, now, runId, manager) {
       assertOpen();
-      checkDelegationsTo(worker, now, runId);
-      const live = (toWorker.get(worker) ?? []).filter((d) => isLive(d, now, runId)).reverse();
+      checkDelegationsTo(worker, now, runId, manager);
+      const live = (toWorker.get(worker) ?? []).filter((d) => isLive(d, now, runId) && (manager === undefined || d.manager === manager)).reverse();
       return live.sort((a, b) => b.createdAt - a.createdAt).slice(0, MAX_DELEGATIONS_TO).map((d) => ({ ...d }));
     },
 

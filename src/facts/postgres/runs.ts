@@ -79,14 +79,12 @@ export function createPostgresRuns(pool: pg.Pool, run: Runner): RunStore & Deleg
         return toDelegation(row);
       }),
 
-    delegationsTo: (worker, now, runId) =>
+    delegationsTo: (worker, now, runId, manager) =>
       run('delegationsTo', async () => {
-        checkDelegationsTo(worker, now, runId);
-        const { rows } = await pool.query<DelegationRow>({
-          name: 'plangate_delegations_to',
-          text: RUN_SQL.delegationsTo,
-          values: [worker, now, runId ?? null, MAX_DELEGATIONS_TO],
-        });
+        checkDelegationsTo(worker, now, runId, manager);
+        const { rows } = await pool.query<DelegationRow>(manager === undefined
+          ? { name: 'plangate_delegations_to', text: RUN_SQL.delegationsTo, values: [worker, now, runId ?? null, MAX_DELEGATIONS_TO] }
+          : { name: 'plangate_delegations_from', text: RUN_SQL.delegationsFrom, values: [worker, now, runId ?? null, MAX_DELEGATIONS_TO, manager] });
         return rows.map(toDelegation);
       }),
 

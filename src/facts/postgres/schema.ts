@@ -115,6 +115,10 @@ export const STORE_MIGRATIONS: MigrationSet = {
     -- The live delegations to a worker.
     CREATE INDEX delegations_to ON delegations(worker, created_at DESC, seq DESC) WHERE revoked_at IS NULL;
     `,
+    // 1 → 2: one manager's live delegations to a worker, whatever other seats delegate to it.
+    `
+    CREATE INDEX delegations_from_to ON delegations(worker, manager, created_at DESC, seq DESC) WHERE revoked_at IS NULL;
+    `,
   ],
 };
 
@@ -241,6 +245,11 @@ export const RUN_SQL = {
       AND (expires_at IS NULL OR expires_at > $2)
       AND (run_id IS NULL OR run_id = $3::text)
     ORDER BY created_at DESC, seq DESC LIMIT $4`,
+  delegationsFrom: `SELECT ${DELEGATION_COLUMNS} FROM delegations
+    WHERE worker = $1 AND manager = $5::text AND revoked_at IS NULL AND created_at <= $2
+      AND (expires_at IS NULL OR expires_at > $2)
+      AND (run_id IS NULL OR run_id = $3::text)
+    ORDER BY created_at DESC, seq DESC LIMIT $4`,
 } as const;
 
 /**
@@ -307,5 +316,6 @@ export const DECISION_STATEMENTS = {
   agentLineage: SQL.agentLineage,
   activeHold: HOLD_SQL.activeHold,
   delegationsTo: RUN_SQL.delegationsTo,
+  delegationsFrom: RUN_SQL.delegationsFrom,
   getRun: RUN_SQL.getRun,
 } as const;

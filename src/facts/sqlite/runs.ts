@@ -34,6 +34,7 @@ export function createSqliteRuns(db: Database.Database): RunStore & DelegationSt
     insertDelegation: db.prepare<[string, string, string, string | null, number, number | null, string]>(RUN_SQL.insertDelegation),
     revoke: db.prepare<[number, string]>(RUN_SQL.revoke),
     delegationsTo: db.prepare<[string, number, number, string | null, number], DelegationRow>(RUN_SQL.delegationsTo),
+    delegationsFrom: db.prepare<[string, string, number, number, string | null, number], DelegationRow>(RUN_SQL.delegationsFrom),
   }));
 
   function readRun(id: string): Run | undefined {
@@ -96,10 +97,13 @@ export function createSqliteRuns(db: Database.Database): RunStore & DelegationSt
     async revokeDelegation(id, at) {
       return guard('revokeDelegation', () => revoke.immediate(id, checkRevokeAt(at)));
     },
-    async delegationsTo(worker, now, runId) {
+    async delegationsTo(worker, now, runId, manager) {
       return guard('delegationsTo', () => {
-        checkDelegationsTo(worker, now, runId);
-        return st.delegationsTo.all(worker, now, now, runId ?? null, MAX_DELEGATIONS_TO).map(toDelegation);
+        checkDelegationsTo(worker, now, runId, manager);
+        const rows = manager === undefined
+          ? st.delegationsTo.all(worker, now, now, runId ?? null, MAX_DELEGATIONS_TO)
+          : st.delegationsFrom.all(worker, manager, now, now, runId ?? null, MAX_DELEGATIONS_TO);
+        return rows.map(toDelegation);
       });
     },
     async getDelegation(id) {

@@ -111,6 +111,10 @@ export const MIGRATIONS: readonly string[] = [
   -- The live delegations to a worker: one seek on the unrevoked ones.
   CREATE INDEX delegations_live_to ON delegations(worker, created_at) WHERE revoked_at IS NULL;
   `,
+  // 3 → 4: one manager's live delegations to a worker, whatever other seats delegate to it.
+  `
+  CREATE INDEX delegations_live_from_to ON delegations(worker, manager, created_at) WHERE revoked_at IS NULL;
+  `,
 ];
 
 /** The schema version this code writes and reads. */
@@ -225,7 +229,11 @@ export const RUN_SQL = {
     WHERE worker = ? AND revoked_at IS NULL AND created_at <= ?
       AND (expires_at IS NULL OR expires_at > ?) AND (run_id IS NULL OR run_id = ?)
     ORDER BY created_at DESC LIMIT ?`,
+  delegationsFrom: `SELECT ${DELEGATION_COLUMNS} FROM delegations
+    WHERE worker = ? AND manager = ? AND revoked_at IS NULL AND created_at <= ?
+      AND (expires_at IS NULL OR expires_at > ?) AND (run_id IS NULL OR run_id = ?)
+    ORDER BY created_at DESC LIMIT ?`,
 } as const;
 
 /** The statements a decision runs on runs and delegations: each must be an index seek. */
-export const RUN_DECISION_STATEMENTS = ['getRun', 'delegationsTo'] as const;
+export const RUN_DECISION_STATEMENTS = ['getRun', 'delegationsTo', 'delegationsFrom'] as const;

@@ -1,0 +1,60 @@
+/**
+ * The last known holds are not overwritten by an older answer: a decision
+ * whose facts were read before a hold was placed must not make the gate
+ * forget that hold, or the held agent would go through a failing store.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../../src/facts/memory/store.js';
+import type { DecisionFacts, DecisionFactsQuery } from '../../src/facts/port.js';
+import { createGate } from '../../src/gate/gate.js';
+import { planningWorld } from '../planning/support.js';
+import { seedOrg } from '../support/world.js';
+
+const RULES = `
+planRequired:
+  workspace: { mode: side_effects }
+planningGate:
+  defaults: { reviewerChannel: review.send }
+`;
+
+/** A memory store whose decision facts answer only when `release()` is called, and whose reads can fail. */
+function slowStore() {
+  const store = createMemoryStore();
+  const state = { down: false, hold: false };
+  let release: () => void = () => {};
+  const read = store.decisionFacts!.bind(store);
+  const slow = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'decisionFacts') {
+        return async (q: DecisionFactsQuery): Promise<DecisionFacts> => {
+          if (state.down) throw new Error('connection terminated unexpectedly');
+          const facts = await read(q);
+          if (state.hold) await new Promise<void>((r) => { release = r; });
+          return facts;
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+  return { store: slow, state, release: () => release() };
+}
+
+describe('known holds', () => {
+  it('a decision read before a hold was placed does not forget the hold', async () => {
+    const w = await planningWorld(RULES);
+    const { store, state, release } = slowStore();
+    await seedOrg(store);
+    const gate = createGate({ engine: w.engine, store, onStoreError: () => {} });
+    state.hold = true;
+    const inFlight = gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' });
+    await new Promise((r) => setTimeout(r, 10));
+    state.hold = false;
+    await gate.holds.place('0xWORKER', { by: 'ops' });
+    expect(gate.knownHolds.get('0xWORKER')).toBeDefined();
+    release();
+    await inFlight;
+    expect(gate.knownHolds.get('0xWORKER')).toBeDefined();
+    state.down = true;
+    expect(await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).toMatchObject({ allowed: false, check: 'planning_hold', failClosed: {} });
+  });
+});
