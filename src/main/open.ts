@@ -16,6 +16,7 @@ import { createPostgresAuditSink } from '../audit/postgres.js';
 import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
+import { clockSkew } from '../facts/postgres/clock.js';
 import { createPool } from '../facts/postgres/pool.js';
 import { openPostgresStore, type PostgresStore } from '../facts/postgres/store.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../facts/sqlite/store.js';
@@ -24,9 +25,10 @@ import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, storeKind, type Paths } from './config.js';
 import { followHoldChanges } from './hold-watch.js';
 import { readHoldsAtStart } from './holds-at-start.js';
+import { watchClock } from './clock-watch.js';
 import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
-import { withAudit, type RuntimeStatus, type StatusSource } from './status.js';
+import { withAudit, withClock, type RuntimeStatus, type StatusSource } from './status.js';
 import { watchPolicyInputs, type PolicyWatcher } from './watch.js';
 
 export interface Plangate extends StatusSource {
@@ -157,6 +159,8 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
   // If they cannot be read, no agent is let through a failing store until they have been (see UNREAD_HOLDS_ON_STORE_FAILURE).
   const holdsRead = await readHoldsAtStart(gate, log);
+  // Replicas stamp and judge plans by their own clocks: one that is off the database's says so.
+  const clockWatch = 'pool' in store ? await watchClock(() => clockSkew((store as PostgresStore).pool, options.clock ?? Date.now), log) : undefined;
   let watcher: PolicyWatcher | undefined;
   if (options.watch) {
     const tuning = typeof options.watch === 'object' ? options.watch : {};
@@ -188,11 +192,12 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     sharedStore: storeKind(paths.store) === 'postgres',
     paths,
     runtime,
-    status: () => withAudit(runtime.status(), audit.state?.()),
+    status: () => withClock(withAudit(runtime.status(), audit.state?.()), clockWatch?.state()),
     reload: () => runtime.load(),
     async close() {
       runtime.watching = false;
       holdsRead.stop();
+      clockWatch?.stop();
       await watcher?.close();
       await holdWatch?.close();
       await audit.close?.();

@@ -4,10 +4,11 @@
  * /metrics and the boot banner read this.
  */
 import type { AuditSinkState } from '../audit/port.js';
+import type { ClockState } from './clock-watch.js';
 import type { Problem } from '../core/errors.js';
 
 export interface RuntimeStatus {
-  /** `degraded` while failing open, after a failed reload, or while the audit sink is failed. */
+  /** `degraded` while failing open, after a failed reload, while the audit sink is failed, or while the clock is off the database's. */
   state: 'ok' | 'degraded';
   /** False while failing open (plan-required is NOT enforced). */
   enforcing: boolean;
@@ -37,6 +38,8 @@ export interface RuntimeStatus {
   watching?: boolean;
   /** Whether the audit sink writes (a failed sink reopens by itself); absent when the sink does not say. */
   audit?: AuditSinkState;
+  /** With a PostgreSQL store: this process's clock against the database's (degraded when off). */
+  clock?: ClockState;
 }
 
 /**
@@ -48,6 +51,18 @@ export interface RuntimeStatus {
 export function withAudit(status: RuntimeStatus, audit: AuditSinkState | undefined): RuntimeStatus {
   if (!audit) return status;
   return { ...status, audit, ...(audit.ok ? {} : { state: 'degraded' as const }) };
+}
+
+/**
+ * The status with the clock's last measure: degraded while this process's
+ * clock is off the database's.
+ *
+ * @example
+ * withClock(status, { skewMs: -5000, rttMs: 1, checkedAt, ok: false }).state // 'degraded'
+ */
+export function withClock(status: RuntimeStatus, clock: ClockState | undefined): RuntimeStatus {
+  if (!clock) return status;
+  return { ...status, clock, ...(clock.ok ? {} : { state: 'degraded' as const }) };
 }
 
 /** Anything that can report a RuntimeStatus. */

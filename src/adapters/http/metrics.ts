@@ -121,8 +121,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
   new Gauge({
+    name: 'plangate_clock_skew_seconds',
+    help: "With a PostgreSQL store: how far the database's clock is ahead of this process's (negative: behind), at the last measure.",
+    registers: [registry],
+    collect() {
+      const clock = status?.().clock;
+      if (clock) this.set(clock.skewMs / 1000);
+    },
+  });
+  new Gauge({
     name: 'plangate_degraded',
-    help: '1 while /health says degraded (failing open, the last reload failed, or the audit sink is failed).',
+    help: "1 while /health says degraded (failing open, the last reload failed, the audit sink is failed, or the clock is off the database's).",
     registers: [registry],
     collect() {
       this.set(status?.().state === 'degraded' ? 1 : 0);

@@ -17,6 +17,9 @@ export function degradedReasons(s: RuntimeStatus): string[] {
   if (s.failOpen) reasons.push(`failing open since ${s.failOpen.since}: ${s.failOpen.reason} (plan-required is NOT enforced)`);
   if (s.lastReloadError) reasons.push(`last reload failed at ${s.lastReloadError.at}: ${s.lastReloadError.message} (the last good rules stay in force)`);
   if (s.audit && !s.audit.ok) reasons.push(`the audit log cannot be written since ${s.audit.since ?? '?'}: ${s.audit.error ?? 'failed'} (it is reopened by itself; decisions are unchanged)`);
+  if (s.clock && !s.clock.ok) {
+    reasons.push(`this replica's clock is ${Math.abs(s.clock.skewMs)} ms ${s.clock.skewMs > 0 ? 'behind' : 'ahead of'} the database's (at ${s.clock.checkedAt}): plans are stamped and judged fresh by each replica's own clock`);
+  }
   if (reasons.length === 0 && s.state === 'degraded') reasons.push('degraded');
   return reasons;
 }
