@@ -111,7 +111,8 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
         agent,
         // The executor is told only a run the records vouch for: open, and the seat's (or its delegation chain's).
         ...(b.runId !== undefined && decision.run?.status === 'open' ? { runId: b.runId } : {}),
-        ...(b.delegatedBy !== undefined ? { delegatedBy: b.delegatedBy } : {}),
+        // Likewise the delegation chain: only its recorded links (none while failing open, when nothing was checked).
+        ...(decision.delegation !== undefined && decision.delegation.chain.length > 0 ? { delegatedBy: decision.delegation.chain } : {}),
         ...(b._meta !== undefined ? { _meta: b._meta } : {}),
       });
       return {
