@@ -162,6 +162,12 @@ describe('POST /mcp/call', () => {
     const got = s.upstream.received[1]!;
     expect(got.headers['x-plangate-run']).toBe('run-bot-1');
     expect(JSON.parse(got.body).runId).toBe('run-bot-1');
+    // Nor a run named under plangate's own _meta key (the MCP gateway's): the rest of _meta goes on as it is.
+    const meta = await mcp(TOKENS.bot, { name: 'github.create_issue', arguments: { title: 'x' }, _meta: { 'plangate/runId': 'run-of-another-seat', trace: 't-9' } });
+    expect(meta.status).toBe(200);
+    const sent = s.upstream.received[2]!;
+    expect(JSON.parse(sent.body)._meta).toEqual({ trace: 't-9' });
+    expect(sent.headers['x-plangate-run']).toBeUndefined();
     s.upstream.received.length = 0;
   });
 
