@@ -178,10 +178,13 @@ describe('POST /mcp/call', () => {
     const down = await mcp(TOKENS.bot, { name: 'down.op' });
     expect(down.status).toBe(502);
     expect(down.json.error.code).toBe('upstream_failed');
+    // Where the executors live is the operators' to know (the executors file), not the agent's.
+    expect(down.json.error.message).toMatch(/^executor down\.op failed: ECONNREFUSED$/);
     s.upstream.answer = () => ({ status: 200, body: '{}', delayMs: 1000 });
     const slow = await mcp(TOKENS.bot, { name: 'slow.op' });
     expect(slow.status).toBe(504);
     expect(slow.json.error.code).toBe('upstream_timeout');
+    expect(slow.text).not.toContain(new URL(s.upstream.url).host);
     s.upstream.answer = (r) => ({ status: 200, body: JSON.stringify({ ok: true, echo: JSON.parse(r.body) }) });
     s.upstream.received.length = 0;
   });
