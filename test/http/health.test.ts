@@ -38,6 +38,18 @@ describe('failing open', () => {
     expect((await call(s.url, 'GET', '/metrics')).text).toMatch(/^plangate_decisions_total\{outcome="fail_open",class="effect"\} 2$/m);
   });
 
+  it('the executor is not told a delegation or a run nobody checked: the call goes through without them', async () => {
+    s.upstream.received.length = 0;
+    const r = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: 'github.merge_pull_request', delegatedBy: ['0xNOBODY'], runId: 'r-1' } });
+    expect(r.status).toBe(200);
+    expect(s.upstream.received).toHaveLength(1);
+    const sent = JSON.parse(s.upstream.received[0]!.body);
+    expect(sent).toMatchObject({ agent: '0xWORKER', name: 'github.merge_pull_request' });
+    expect(sent).not.toHaveProperty('delegatedBy');
+    expect(sent).not.toHaveProperty('runId');
+    expect(s.upstream.received[0]!.headers['x-plangate-run']).toBeUndefined();
+  });
+
   it('the data API and the rules answer 503 policy_unavailable: there is no policy to ask', async () => {
     const o = await call(s.url, 'POST', '/v1/data/plangate/decision', { token: TOKENS.policy, json: { input: {} } });
     expect(o.status).toBe(503);

@@ -162,6 +162,12 @@ describe('POST /mcp/call', () => {
     const got = s.upstream.received[1]!;
     expect(got.headers['x-plangate-run']).toBe('run-bot-1');
     expect(JSON.parse(got.body).runId).toBe('run-bot-1');
+    // Nor a run named under plangate's own _meta key (the MCP gateway's): the rest of _meta goes on as it is.
+    const meta = await mcp(TOKENS.bot, { name: 'github.create_issue', arguments: { title: 'x' }, _meta: { 'plangate/runId': 'run-of-another-seat', trace: 't-9' } });
+    expect(meta.status).toBe(200);
+    const sent = s.upstream.received[2]!;
+    expect(JSON.parse(sent.body)._meta).toEqual({ trace: 't-9' });
+    expect(sent.headers['x-plangate-run']).toBeUndefined();
     s.upstream.received.length = 0;
   });
 
@@ -172,10 +178,13 @@ describe('POST /mcp/call', () => {
     const down = await mcp(TOKENS.bot, { name: 'down.op' });
     expect(down.status).toBe(502);
     expect(down.json.error.code).toBe('upstream_failed');
+    // Where the executors live is the operators' to know (the executors file), not the agent's.
+    expect(down.json.error.message).toMatch(/^executor down\.op failed: ECONNREFUSED$/);
     s.upstream.answer = () => ({ status: 200, body: '{}', delayMs: 1000 });
     const slow = await mcp(TOKENS.bot, { name: 'slow.op' });
     expect(slow.status).toBe(504);
     expect(slow.json.error.code).toBe('upstream_timeout');
+    expect(slow.text).not.toContain(new URL(s.upstream.url).host);
     s.upstream.answer = (r) => ({ status: 200, body: JSON.stringify({ ok: true, echo: JSON.parse(r.body) }) });
     s.upstream.received.length = 0;
   });

@@ -87,6 +87,28 @@ describe('the review queue', () => {
     await stream.close();
   });
 
+  it('a stream whose first read came before a change another stream was already sent still gets that change', async () => {
+    const a = await openStream(TOKENS.operator);
+    await a.until((holds) => holds.length === 0);
+    // B's queue is read now; its stream starts writing later (an embedding host, a slow socket).
+    const b = await s.app.fetch({ method: 'GET', url: '/v1/review/queue/events', headers: { authorization: `Bearer ${TOKENS.operator}` } });
+    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER', op({ task: 'late' }))).status).toBe(201);
+    await a.until((holds) => holds.length === 1);
+
+    const queues: Array<Array<Record<string, unknown>>> = [];
+    const stop = new AbortController();
+    const running = b.stream!.run((chunk) => {
+      for (const line of chunk.split('\n')) if (line.startsWith('data: ')) queues.push(JSON.parse(line.slice(6)).holds);
+    }, stop.signal);
+    const deadline = Date.now() + 3000;
+    while (!queues.some((q) => q.length === 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    stop.abort();
+    await running;
+    await a.close();
+    expect(queues.map((q) => q.length)).toEqual([0, 1]);
+    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/unblock', op())).status).toBe(200);
+  });
+
   it('answers the same queue as JSON', async () => {
     expect((await call(s.url, 'POST', '/v1/holds/0xWORKER', op())).status).toBe(201);
     const q = await call(s.url, 'GET', '/v1/review/queue', op());

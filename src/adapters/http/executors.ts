@@ -125,7 +125,8 @@ function post(
   agents: Record<'http:' | 'https:', http.Agent>,
 ): Promise<ExecutorAnswer> {
   const body = Buffer.from(JSON.stringify(payload));
-  const where = `executor ${target.key} (${target.url.origin})`;
+  // The caller reads this: the executor's configured key, never its address (that is in the operators' executors file).
+  const where = `executor ${target.key}`;
   return new Promise((resolve, reject) => {
     const client = target.url.protocol === 'https:' ? https : http;
     const req = client.request(target.url, {

@@ -11,6 +11,7 @@ import { argsForPolicy } from '../../../gate/args.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
 import { decisionForSeat, explainForSeat } from '../disclosure.js';
+import { RUN_META_KEY } from '../../mcp/names.js';
 import { refusalBody, REFUSED_STATUS } from '../refusal.js';
 import type { Router } from '../router.js';
 import { reviewerChannelReply } from './holds.js';
@@ -49,6 +50,17 @@ function callOf(agent: string, b: { runId?: string; delegatedBy?: string[]; args
 }
 
 export { argsForPolicy, POLICY_ARG_MAX_BYTES, POLICY_ARG_MAX_KEYS } from '../../../gate/args.js';
+
+/**
+ * `_meta` as it goes to the executor: without plangate's run key (the MCP
+ * gateway's), where a run is the agent's word only; the run the records
+ * vouch for goes as `runId`. Undefined when nothing else is left.
+ */
+function executorMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (meta === undefined) return undefined;
+  const { [RUN_META_KEY]: _run, ...rest } = meta;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
 
 /** An agent's token vouches for its seat only: a claimed delegation not on record is refused (403 claim_refused, audited). */
 const AGENT_CLAIMS = { unrecordedClaims: 'refuse' } as const;
@@ -104,6 +116,7 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
       // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
       if (decision.channelCall === true) return reviewerChannelReply(deps, agent, b.arguments, b.runId);
       const target = deps.executors?.lookup(b.name);
+      const meta = executorMeta(b._meta);
       if (!target) throw new HttpError(HttpCode.NoExecutor, `no executor is configured for ${b.name}`);
       const answer = await deps.executors!.call(target, {
         name: b.name,
@@ -111,8 +124,9 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
         agent,
         // The executor is told only a run the records vouch for: open, and the seat's (or its delegation chain's).
         ...(b.runId !== undefined && decision.run?.status === 'open' ? { runId: b.runId } : {}),
-        ...(b.delegatedBy !== undefined ? { delegatedBy: b.delegatedBy } : {}),
-        ...(b._meta !== undefined ? { _meta: b._meta } : {}),
+        // Likewise the delegation chain: only its recorded links (none while failing open, when nothing was checked).
+        ...(decision.delegation !== undefined && decision.delegation.chain.length > 0 ? { delegatedBy: decision.delegation.chain } : {}),
+        ...(meta !== undefined ? { _meta: meta } : {}),
       });
       return {
         status: answer.status,

@@ -65,7 +65,6 @@ type Listener = (text: string) => void;
 /** One poll loop for every open stream: it runs while somebody listens. */
 function queueWatch(load: () => Promise<QueueEntry[]>, pollMs: number) {
   const listeners = new Set<Listener>();
-  let last: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
 
@@ -74,10 +73,9 @@ function queueWatch(load: () => Promise<QueueEntry[]>, pollMs: number) {
     polling = true;
     try {
       const text = JSON.stringify({ holds: await load() });
-      if (text !== last) {
-        last = text;
-        for (const l of listeners) l(text);
-      }
+      // Every listener is given every poll and drops what it already sent: one that joined after a
+      // change was polled (its first read older than that poll) still gets the change.
+      for (const l of listeners) l(text);
     } catch {
       // A failing store is retried at the next tick; the streams stay open.
     } finally {
@@ -94,7 +92,6 @@ function queueWatch(load: () => Promise<QueueEntry[]>, pollMs: number) {
         if (listeners.size === 0 && timer) {
           clearInterval(timer);
           timer = undefined;
-          last = undefined;
         }
       };
     },
