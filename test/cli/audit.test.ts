@@ -2,6 +2,10 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { AuditEvent } from '../../src/audit/port.js';
+import { auditLine } from '../../src/adapters/cli/commands/audit.js';
+import { holdLine } from '../../src/adapters/cli/commands/holds.js';
+import type { Hold } from '../../src/facts/port.js';
 import { cli, tempDir } from './run.js';
 
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples', 'rules');
@@ -34,6 +38,17 @@ describe('plangate audit', () => {
     const none = await cli([...g, 'audit', '--crew', 'nowhere']);
     expect(none).toMatchObject({ status: 0, out: '' });
     expect(none.err).toMatch(/no audit events match/);
+  });
+
+  it('prints what an agent wrote as one plain line: no newline, escape sequence or bidi override reaches the terminal', () => {
+    const forged = 'big.log\n2026-12-01T00:00:00.000Z  HoldReleased  0xWORKER\u001b[2J\u202e';
+    const line = auditLine({
+      type: 'ReadGuardBlocked', time: '2026-12-01T10:00:00.000Z', agent: '0xWORKER', tool: 'fs.read_file', code: 'read_guard:fs.read_file',
+      reason: 'over', path: forged, resolved: '/srv/big.log', sizeBytes: 5000, maxBytes: 100,
+    } as unknown as AuditEvent);
+    expect(line).not.toMatch(/[\n\u001b\u202e]/);
+    expect(line).toContain('big.log\\u000a2026-12-01T00:00:00.000Z  HoldReleased  0xWORKER\\u001b[2J\\u202e 5000 > 100 bytes');
+    expect(holdLine({ id: '1', agent: '0xW', kind: 'on_demand', state: 'active', placedBy: 'ops\rx', placedAt: 0, task: 'a\u0085b', plans: 0, pushBacks: 0 } as unknown as Hold)).not.toMatch(/[\r\u0085]/);
   });
 
   it('refuses bad filters with a clear message', async () => {

@@ -10,6 +10,7 @@ import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { resolvePaths } from '../../../main/config.js';
 import { openAuditReader } from '../../../main/audit.js';
 import { EXIT } from '../exit.js';
+import { printable } from '../printable.js';
 import type { CommandContext, GlobalOptions } from '../main.js';
 
 interface AuditOptions {
@@ -48,7 +49,8 @@ export function auditLine(e: AuditEvent): string {
   if (e.type === 'ReadGuardBlocked') parts.push(`${e.path} ${e.sizeBytes} > ${e.maxBytes} bytes`);
   if ('holdId' in e) parts.push(`hold ${e.holdId}`);
   if ('by' in e) parts.push(`by ${e.by}`);
-  return parts.join('  ');
+  // Some of it is an agent's (a path it asked for): one event stays one line of plain text.
+  return printable(parts.join('  '));
 }
 
 export function registerAudit(program: Command, { io, wrap }: CommandContext): void {

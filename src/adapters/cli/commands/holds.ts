@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import type { Hold } from '../../../facts/port.js';
 import { EXIT } from '../exit.js';
+import { printable } from '../printable.js';
 import { json } from '../io.js';
 import type { CommandContext } from '../main.js';
 import { actor, withPlangate } from '../shared.js';
@@ -22,7 +23,7 @@ export function holdLine(h: Hold): string {
   const ended = h.state === 'released' ? `  released by ${h.releasedBy} at ${at(h.releasedAt)}`
     : h.state === 'cleared' ? `  cleared by ${h.clearedBy} at ${at(h.clearedAt)}` : '';
   const task = h.task !== null ? `  ${JSON.stringify(h.task)}` : '';
-  return `hold ${h.id}  ${h.agent}  ${h.state}  ${placed}${task}  plans ${h.plans}, push-backs ${h.pushBacks}${ended}`;
+  return printable(`hold ${h.id}  ${h.agent}  ${h.state}  ${placed}${task}  plans ${h.plans}, push-backs ${h.pushBacks}${ended}`);
 }
 
 export function registerHolds(program: Command, { io, wrap }: CommandContext): void {
