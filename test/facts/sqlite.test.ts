@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
 import { CANDIDATE_STATEMENTS, HOLD_SQL, MIGRATIONS, RUN_SQL, SCHEMA_VERSION, SQL } from '../../src/facts/sqlite/schema.js';
+import { openConnection } from '../../src/facts/sqlite/connection.js';
 import { openSqliteStore } from '../../src/facts/sqlite/store.js';
 import { expectCode } from './contract.js';
 
@@ -110,6 +111,10 @@ describe('sqlite store', () => {
 
   it('sets WAL and the schema version, with the tables and indexes of the schema', async () => {
     const path = fresh();
+    // A commit is on disk before it is acknowledged, power loss included (2: FULL).
+    const conn = openConnection(path);
+    expect([conn.pragma('journal_mode', { simple: true }), conn.pragma('synchronous', { simple: true })]).toEqual(['wal', 2]);
+    conn.close();
     await openSqliteStore(path).close();
     const db = new Database(path, { readonly: true });
     try {

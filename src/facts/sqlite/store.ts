@@ -1,9 +1,9 @@
 /**
  * The SQLite store driver (better-sqlite3): the embedded default.
  *
- * One connection per store (connection.ts): WAL journal, `synchronous=NORMAL`
- * (a commit survives a process crash; the last commits may be lost on power
- * loss), foreign keys on, and a busy timeout so that several processes can
+ * One connection per store (connection.ts): WAL journal, `synchronous=FULL`
+ * (a commit is on disk before it is acknowledged, power loss included),
+ * foreign keys on, and a busy timeout so that several processes can
  * share one file. Every statement is prepared once; every `candidates()` lookup
  * is an index seek with a LIMIT (see schema.ts and its EXPLAIN test).
  */
