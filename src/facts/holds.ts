@@ -5,7 +5,7 @@
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { checkText } from '../core/json.js';
 import { isValidId } from '../core/threads.js';
-import type { HoldFact } from '../core/types.js';
+import type { HoldFact, HoldKind } from '../core/types.js';
 import type { Hold, HoldMessageRole, HoldQuery, NewHold } from './port.js';
 import { MAX_AUTHOR_LENGTH } from './validate.js';
 
@@ -65,15 +65,23 @@ export function checkNewHold(hold: NewHold, now: () => number = Date.now): Requi
 /** Checks the end of a hold; returns it with `at` filled in. */
 export function checkHoldEnd(
   agent: string,
-  end: { state: 'released' | 'cleared'; by: string; at?: number },
+  end: { state: 'released' | 'cleared'; by: string; at?: number; kind?: HoldKind },
   now: () => number = Date.now,
-): { agent: string; state: 'released' | 'cleared'; by: string; at: number } {
+): { agent: string; state: 'released' | 'cleared'; by: string; at: number; kind?: HoldKind } {
   checkAgentId(agent);
   if (typeof end !== 'object' || end === null) throw invalid('end must be an object');
   if (end.state !== 'released' && end.state !== 'cleared') {
     throw invalid(`end.state must be "released" or "cleared", got ${JSON.stringify(end.state)}`);
   }
-  return { agent, state: end.state, by: checkWho(end.by, 'end.by'), at: checkAt(end.at, 'end.at', now) };
+  const kind = checkHoldKind(end.kind);
+  return { agent, state: end.state, by: checkWho(end.by, 'end.by'), at: checkAt(end.at, 'end.at', now), ...(kind !== undefined ? { kind } : {}) };
+}
+
+/** A hold kind to match, if given. */
+export function checkHoldKind(kind: unknown): HoldKind | undefined {
+  if (kind === undefined) return undefined;
+  if (kind !== 'reviewer' && kind !== 'on_demand') throw invalid(`kind must be "reviewer" or "on_demand", got ${JSON.stringify(kind)}`);
+  return kind;
 }
 
 /** Checks a link role and the agent of a hold message. */
@@ -108,8 +116,16 @@ export function checkLimit(limit: number | undefined): number {
 }
 
 /** The error for an agent without an active hold. */
-export function notHeld(agent: string): PlangateError {
-  return new PlangateError(ErrorCode.NotHeld, `${agent} is not held: there is no active planning hold on it`);
+export function notHeld(agent: string, kind?: HoldKind): PlangateError {
+  return kind === undefined
+    ? new PlangateError(ErrorCode.NotHeld, `${agent} is not held: there is no active planning hold on it`)
+    : new PlangateError(ErrorCode.NotHeld, `${agent} has no active ${kind === 'reviewer' ? 'reviewer' : 'on-demand'} hold`);
+}
+
+/** The active hold `h` when it is of `kind` (any kind when none is asked); else the `not_held` error to throw. */
+export function heldAs<H extends { kind: HoldKind }>(agent: string, h: H | undefined, kind: HoldKind | undefined): H {
+  if (h === undefined || (kind !== undefined && h.kind !== kind)) throw notHeld(agent, kind);
+  return h;
 }
 
 /** The error for an agent that already has an active hold. */

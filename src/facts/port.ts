@@ -126,11 +126,14 @@ export interface HoldStore {
   activeHold(agent: string): Promise<Hold | undefined>;
   /**
    * Posts `message` and links it to the agent's active hold as `role`, in one
-   * step, counting it on the hold. Fails with `not_held` when there is none.
+   * step, counting it on the hold. Fails with `not_held` when there is none,
+   * or, with `kind`, when the active one is of another kind (checked in the
+   * same step: a reviewer answers reviewer holds only, even if an operator
+   * replaced the hold meanwhile).
    */
-  postHoldMessage(agent: string, role: HoldMessageRole, message: NewMessage): Promise<{ hold: Hold; message: StoredMessage }>;
-  /** Ends the agent's active hold. Fails with `not_held` when there is none. */
-  endHold(agent: string, end: { state: 'released' | 'cleared'; by: string; at?: number }): Promise<Hold>;
+  postHoldMessage(agent: string, role: HoldMessageRole, message: NewMessage, kind?: HoldKind): Promise<{ hold: Hold; message: StoredMessage }>;
+  /** Ends the agent's active hold (with `kind`, only one of that kind). Fails with `not_held` when there is none. */
+  endHold(agent: string, end: { state: 'released' | 'cleared'; by: string; at?: number; kind?: HoldKind }): Promise<Hold>;
   listHolds(query?: HoldQuery): Promise<Hold[]>;
   /** The messages linked to a hold, oldest first, at most `limit` (default 100, at most 1000). */
   holdMessages(holdId: string, limit?: number): Promise<Array<{ role: HoldMessageRole; message: StoredMessage }>>;

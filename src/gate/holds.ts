@@ -36,10 +36,17 @@ export interface Holds {
    * in its own thread and linked to the hold. Fails with `not_held`.
    */
   submitPlan(agent: string, plan: { body: string; runId?: string }): Promise<HoldMessage>;
-  /** The reviewer's push-back: a `pushback` message in the agent's thread, linked to the hold, which stays. */
-  pushBack(agent: string, options: { by: string; body: string; byKind?: AuthorKind }): Promise<HoldMessage>;
-  /** The reviewer approves the direction: the hold lifts (recording who and when). Not approval of the work. */
-  release(agent: string, options: { by: string }): Promise<Hold>;
+  /**
+   * The reviewer's push-back: a `pushback` message in the agent's thread,
+   * linked to the hold, which stays. With `kind`, only on a hold of that kind
+   * (`not_held` otherwise, checked in the same step as the post).
+   */
+  pushBack(agent: string, options: { by: string; body: string; byKind?: AuthorKind; kind?: HoldKind }): Promise<HoldMessage>;
+  /**
+   * The reviewer approves the direction: the hold lifts (recording who and
+   * when). Not approval of the work. With `kind`, only a hold of that kind.
+   */
+  release(agent: string, options: { by: string; kind?: HoldKind }): Promise<Hold>;
   /** An operator clears the hold (recording who and when). */
   unblock(agent: string, options: { by: string }): Promise<Hold>;
   /** The agent's active hold, if any. */
@@ -121,12 +128,12 @@ export function createHolds(options: HoldsOptions): Holds {
       return linked;
     },
 
-    async pushBack(agent, { by, body, byKind = 'human' }) {
+    async pushBack(agent, { by, body, byKind = 'human', kind }) {
       checkAgent(agent);
       const at = clock();
       const linked = await store.postHoldMessage(agent, 'pushback', {
         thread: agentThread(agent), author: by, authorKind: byKind, kind: 'pushback', body, at,
-      });
+      }, kind);
       learn(agent, linked.hold);
       await audit({
         type: 'HoldPushedBack', time: iso(at), agent, holdId: linked.hold.id, messageId: linked.message.id, by, pushBacks: linked.hold.pushBacks,
@@ -134,9 +141,9 @@ export function createHolds(options: HoldsOptions): Holds {
       return linked;
     },
 
-    async release(agent, { by }) {
+    async release(agent, { by, kind }) {
       checkAgent(agent);
-      const hold = await store.endHold(agent, { state: 'released', by, at: clock() });
+      const hold = await store.endHold(agent, { state: 'released', by, at: clock(), ...(kind !== undefined ? { kind } : {}) });
       learn(agent, undefined);
       await audit({
         type: 'HoldReleased', time: iso(hold.releasedAt ?? clock()), agent, holdId: hold.id, by, plans: hold.plans, pushBacks: hold.pushBacks,

@@ -743,6 +743,18 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         expect(await store.listThread('agent:W', 5)).toEqual([]);
       });
 
+      it('acts on a hold of the kind asked for only, in the same step: another kind is not_held and changes nothing', async () => {
+        await store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops', placedAt: 1 });
+        await expectCode(store.endHold('W', { state: 'released', by: 'rev', at: 5, kind: 'reviewer' }), ErrorCode.NotHeld, /W has no active reviewer hold/);
+        await expectCode(store.postHoldMessage('W', 'pushback', { thread: 'agent:W', author: 'rev', authorKind: 'human', kind: 'pushback', body: 'no', at: 6 }, 'reviewer'), ErrorCode.NotHeld, /reviewer hold/);
+        expect(await store.activeHold('W')).toMatchObject({ kind: 'on_demand', state: 'active', pushBacks: 0 });
+        expect(await store.listThread('agent:W', 5)).toEqual([]);
+        await expectCode(store.endHold('W', { state: 'released', by: 'rev', kind: 'someone' as 'reviewer' }), ErrorCode.InvalidInput, /kind/);
+        // The kind it is: acted on.
+        expect((await store.postHoldMessage('W', 'pushback', { thread: 'agent:W', author: 'ops', authorKind: 'human', kind: 'pushback', body: 'why', at: 7 }, 'on_demand')).hold.pushBacks).toBe(1);
+        expect(await store.endHold('W', { state: 'cleared', by: 'ops', at: 8, kind: 'on_demand' })).toMatchObject({ state: 'cleared' });
+      });
+
       it('ends a hold as released or cleared, recording who and when; the hold stays as history', async () => {
         await store.placeHold({ agent: 'W', kind: 'reviewer', placedBy: 'rev', placedAt: 1 });
         const released = await store.endHold('W', { state: 'released', by: 'rev', at: 50 });

@@ -123,4 +123,20 @@ describe('planning holds over HTTP', () => {
     const badBefore = await call(s.url, 'GET', '/v1/holds?before=abc', op());
     expect([badBefore.status, badBefore.json.error.code]).toEqual([400, 'invalid_input']);
   });
+  it('a reviewer acts on a reviewer hold only, even when an operator replaced it after the reviewer\'s check', async () => {
+    await call(s.url, 'POST', '/v1/holds/0xBOT', op({ task: 'on demand' }));
+    const onDemand = await s.pg.gate.holds.get('0xBOT');
+    // The reviewer's check read the hold before an operator swapped a reviewer hold for this one.
+    const get = s.pg.gate.holds.get;
+    s.pg.gate.holds.get = async () => ({ ...(onDemand as NonNullable<typeof onDemand>), kind: 'reviewer' });
+    try {
+      const reviewer = (json: unknown) => ({ token: TOKENS.reviewer, json });
+      const pushed = await call(s.url, 'POST', '/v1/holds/0xBOT/push-back', reviewer({ body: 'not yours' }));
+      const released = await call(s.url, 'POST', '/v1/holds/0xBOT/release', reviewer({}));
+      expect([pushed.status, pushed.json.error.code, released.status, released.json.error.code]).toEqual([404, 'not_held', 404, 'not_held']);
+    } finally {
+      s.pg.gate.holds.get = get;
+    }
+    expect(await s.pg.gate.holds.get('0xBOT')).toMatchObject({ kind: 'on_demand', state: 'active', pushBacks: 0 });
+  });
 });

@@ -3,7 +3,7 @@
  * without awaiting in between, so it is atomic within the process.
  */
 import type { NewMessage, StoredMessage } from '../../core/types.js';
-import { alreadyHeld, checkHoldEnd, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, notHeld } from '../holds.js';
+import { alreadyHeld, checkHoldEnd, checkHoldKind, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs } from '../holds.js';
 import type { Hold, HoldMessageRole, HoldStore } from '../port.js';
 
 /**
@@ -53,11 +53,10 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
     },
     readActiveHold,
 
-    async postHoldMessage(agent, role, message) {
+    async postHoldMessage(agent, role, message, kind) {
       assertOpen();
       checkHoldMessage(agent, role);
-      const h = active.get(agent);
-      if (!h) throw notHeld(agent);
+      const h = heldAs(agent, active.get(agent), checkHoldKind(kind));
       const stored = insert(message);
       let list = links.get(h.id);
       if (!list) links.set(h.id, (list = []));
@@ -74,8 +73,7 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
     async endHold(agent, end) {
       assertOpen();
       const e = checkHoldEnd(agent, end);
-      const h = active.get(e.agent);
-      if (!h) throw notHeld(e.agent);
+      const h = heldAs(e.agent, active.get(e.agent), e.kind);
       h.state = e.state;
       if (e.state === 'released') {
         h.releasedBy = e.by;

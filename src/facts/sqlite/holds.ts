@@ -4,8 +4,8 @@
  * hold per agent" hold even across processes sharing the file.
  */
 import type Database from 'better-sqlite3';
-import type { AuthorKind, NewMessage, StoredMessage } from '../../core/types.js';
-import { alreadyHeld, checkHoldEnd, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, notHeld } from '../holds.js';
+import type { AuthorKind, HoldKind, NewMessage, StoredMessage } from '../../core/types.js';
+import { alreadyHeld, checkHoldEnd, checkHoldKind, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs } from '../holds.js';
 import type { Hold, HoldMessageRole, HoldStore } from '../port.js';
 import { toHold, toLinked, type HoldRow, type LinkRow } from '../rows.js';
 import { checkNewMessage } from '../validate.js';
@@ -47,10 +47,9 @@ export function createSqliteHolds(db: Database.Database): HoldStore & { readActi
     return toHold(st.getHold.get(info.lastInsertRowid) as HoldRow);
   });
 
-  const post = db.transaction((agent: string, role: HoldMessageRole, message: NewMessage) => {
+  const post = db.transaction((agent: string, role: HoldMessageRole, message: NewMessage, kind: HoldKind | undefined) => {
     checkHoldMessage(agent, role);
-    const h = st.activeHold.get(agent);
-    if (!h) throw notHeld(agent);
+    const h = heldAs(agent, st.activeHold.get(agent), checkHoldKind(kind));
     const m = checkNewMessage(message);
     const info = st.insertMessage.run(m.thread, m.author, m.authorKind, m.kind, m.body, m.at, m.runId ?? null);
     st.link.run(h.id, info.lastInsertRowid, role);
@@ -62,8 +61,7 @@ export function createSqliteHolds(db: Database.Database): HoldStore & { readActi
 
   const end = db.transaction((agent: string, e: Parameters<HoldStore['endHold']>[1]): Hold => {
     const x = checkHoldEnd(agent, e);
-    const h = st.activeHold.get(x.agent);
-    if (!h) throw notHeld(x.agent);
+    const h = heldAs(x.agent, st.activeHold.get(x.agent), x.kind);
     (x.state === 'released' ? st.release : st.clear).run(x.by, x.at, h.id);
     return toHold(st.getHold.get(h.id) as HoldRow);
   });
@@ -76,8 +74,8 @@ export function createSqliteHolds(db: Database.Database): HoldStore & { readActi
       return guard('activeHold', () => readActiveHold(agent));
     },
     readActiveHold,
-    async postHoldMessage(agent, role, message) {
-      return guard('postHoldMessage', () => post.immediate(agent, role, message));
+    async postHoldMessage(agent, role, message, kind) {
+      return guard('postHoldMessage', () => post.immediate(agent, role, message, kind));
     },
     async endHold(agent, e) {
       return guard('endHold', () => end.immediate(agent, e));

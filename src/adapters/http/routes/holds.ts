@@ -134,13 +134,18 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
     },
   });
 
-  /** A reviewer answers for reviewer holds only: an on-demand hold is lifted by an operator (403). */
-  async function reviewerMayAct(principal: Principal | undefined, agent: string): Promise<void> {
-    if (principal?.role !== 'reviewer') return;
+  /**
+   * A reviewer answers for reviewer holds only: an on-demand hold is lifted by
+   * an operator (403). The kind a reviewer may act on, for the store to check
+   * again in the step that acts (a hold replaced meanwhile is `not_held`).
+   */
+  async function reviewerMayAct(principal: Principal | undefined, agent: string): Promise<{ kind?: 'reviewer' }> {
+    if (principal?.role !== 'reviewer') return {};
     const hold = await deps.gate.holds.get(agent);
     if (hold && hold.kind !== 'reviewer') {
       throw new HttpError(HttpCode.Forbidden, `${agent}'s hold was placed on demand by an operator; a reviewer pushes back on and releases reviewer holds only`);
     }
+    return { kind: 'reviewer' };
   }
 
   router.add({
@@ -150,11 +155,12 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
     body: { schema: 'hold-push-back' },
     async handle(ctx) {
       const b = ctx.body as { body: string; by?: string; byKind?: 'human' | 'agent' };
-      await reviewerMayAct(ctx.principal, agentParam(ctx.params));
+      const only = await reviewerMayAct(ctx.principal, agentParam(ctx.params));
       const { hold, message } = await deps.gate.holds.pushBack(agentParam(ctx.params), {
         by: who(ctx.principal, b.by),
         body: b.body,
         byKind: b.byKind ?? 'human',
+        ...only,
       });
       return { status: 201, body: { hold, message: { id: message.id, thread: message.thread, kind: message.kind, at: new Date(message.at).toISOString() } } };
     },
@@ -170,8 +176,8 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
         const b = checkSchema<{ by?: string }>('hold-end', ctx.body ?? {});
         const by = who(ctx.principal, b.by);
         const agent = agentParam(ctx.params);
-        await reviewerMayAct(ctx.principal, agent);
-        const hold = action === 'release' ? await deps.gate.holds.release(agent, { by }) : await deps.gate.holds.unblock(agent, { by });
+        const only = await reviewerMayAct(ctx.principal, agent);
+        const hold = action === 'release' ? await deps.gate.holds.release(agent, { by, ...only }) : await deps.gate.holds.unblock(agent, { by });
         return { body: { hold } };
       },
     });
