@@ -135,7 +135,7 @@ export interface HoldStore {
   /** Ends the agent's active hold (with `kind`, only one of that kind). Fails with `not_held` when there is none. */
   endHold(agent: string, end: { state: 'released' | 'cleared'; by: string; at?: number; kind?: HoldKind }): Promise<Hold>;
   listHolds(query?: HoldQuery): Promise<Hold[]>;
-  /** The messages linked to a hold, oldest first, at most `limit` (default 100, at most 1000). */
+  /** The newest `limit` messages linked to a hold (default 100, at most 1000), oldest of them first. */
   holdMessages(holdId: string, limit?: number): Promise<Array<{ role: HoldMessageRole; message: StoredMessage }>>;
 }
 

@@ -53,7 +53,7 @@ export interface Holds {
   get(agent: string): Promise<Hold | undefined>;
   /** Active holds (or every hold with `all`), newest first. */
   list(query?: HoldQuery): Promise<Hold[]>;
-  /** The plans and push-backs linked to a hold, oldest first, with their bodies (for people). */
+  /** The newest plans and push-backs linked to a hold, oldest of them first, with their bodies (for people). */
   messages(holdId: string, limit?: number): Promise<Array<{ role: HoldMessageRole; message: StoredMessage }>>;
   /** The planning-gate settings in force for an agent (its reviewer channel, whitelist, read ceiling). */
   settingsFor(agent: string): Promise<EffectivePlanningSettings>;

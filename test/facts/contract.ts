@@ -724,7 +724,10 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         const linked = await store.holdMessages(hold.id);
         expect(linked.map((l) => [l.role, l.message.body])).toEqual([['plan', 'first plan'], ['pushback', 'too broad'], ['plan', 'second plan']]);
         expect(linked[0]?.message).toEqual(p1.message);
-        expect((await store.holdMessages(hold.id, 1)).map((l) => l.message.id)).toEqual([p1.message.id]);
+        // A limit keeps the newest: the latest plan is never cut off.
+        expect((await store.holdMessages(hold.id, 2)).map((l) => l.message.id)).toEqual([pb.message.id, p2.message.id]);
+        expect((await store.holdMessages(hold.id, 1)).map((l) => l.message.id)).toEqual([p2.message.id]);
+        expect(await store.holdMessages(hold.id, 0)).toEqual([]);
         expect(await store.holdMessages('999999')).toEqual([]);
         expect(await store.holdMessages('not-an-id')).toEqual([]);
 

@@ -104,7 +104,8 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
     async holdMessages(holdId, limit) {
       assertOpen();
       const n = checkLimit(limit);
-      return (links.get(holdId) ?? []).slice(0, n).map((l) => ({ role: l.role, message: { ...l.message } }));
+      // The newest n, oldest of them first.
+      return (n === 0 ? [] : (links.get(holdId) ?? []).slice(-n)).map((l) => ({ role: l.role, message: { ...l.message } }));
     },
   };
 }

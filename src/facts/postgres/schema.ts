@@ -219,9 +219,10 @@ export const HOLD_SQL = {
   listAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE id < $2 ORDER BY id DESC LIMIT $1`,
   listAgentActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = $1 AND state = 'active' AND id < $3 LIMIT $2`,
   listAgentAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = $1 AND id < $3 ORDER BY id DESC LIMIT $2`,
-  holdMessages: `SELECT l.role, m.id, m.thread, m.author, m.author_kind, m.kind, m.body, m.at, m.run_id
+  // The newest `limit`, oldest of them first.
+  holdMessages: `SELECT * FROM (SELECT l.role, m.id, m.thread, m.author, m.author_kind, m.kind, m.body, m.at, m.run_id
     FROM hold_messages AS l JOIN messages AS m ON m.id = l.message_id
-    WHERE l.hold_id = $1 ORDER BY m.id LIMIT $2`,
+    WHERE l.hold_id = $1 ORDER BY m.id DESC LIMIT $2) AS newest ORDER BY id`,
 } as const;
 
 const RUN_COLUMNS = 'id, seat, delegation_id, started_at, expires_at, ended_at, started_by, ended_by';

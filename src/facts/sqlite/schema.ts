@@ -205,9 +205,10 @@ export const HOLD_SQL = {
   listActive: `SELECT ${HOLD_COLUMNS} FROM holds WHERE state = 'active' AND id < ? ORDER BY id DESC LIMIT ?`,
   listAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE id < ? ORDER BY id DESC LIMIT ?`,
   listAgentAll: `SELECT ${HOLD_COLUMNS} FROM holds WHERE agent = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-  holdMessages: `SELECT l.role, m.id, m.thread, m.author, m.author_kind, m.kind, m.body, m.at, m.run_id
+  // The newest `limit`, oldest of them first.
+  holdMessages: `SELECT * FROM (SELECT l.role, m.id, m.thread, m.author, m.author_kind, m.kind, m.body, m.at, m.run_id
     FROM hold_messages AS l JOIN messages AS m ON m.id = l.message_id
-    WHERE l.hold_id = ? ORDER BY m.id LIMIT ?`,
+    WHERE l.hold_id = ? ORDER BY m.id DESC LIMIT ?) ORDER BY id`,
 } as const;
 
 const RUN_COLUMNS = 'id, seat, delegation_id, started_at, expires_at, ended_at, started_by, ended_by';

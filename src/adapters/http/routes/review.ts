@@ -26,7 +26,7 @@ export const QUEUE_POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 /** At most this many holds are in the queue (the newest). */
 const QUEUE_LIMIT = 100;
-/** At most this many plans and push-backs per hold (the oldest first: the thread as it began). */
+/** At most this many plans and push-backs per hold: the newest, oldest of them first (the latest plan is always there). */
 const MESSAGES_PER_HOLD = 200;
 
 /**
