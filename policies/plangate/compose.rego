@@ -42,7 +42,7 @@ pr_verdict := object.union({"allowed": plan_required.allowed, "gated": plan_requ
 pr_detail := {"code": plan_required.code} if {
 	pr_refused
 } else := {"exempt": "reviewer_channel"} if {
-	plan_required.allowed == false
+	plan_required.would_refuse
 	channel_call
 } else := {}
 
@@ -89,11 +89,14 @@ message := m if {
 	m := plan_required.message
 } else := ""
 
+# A shadow rule reports only what enforcing it would refuse: never a call
+# to the reviewer channel, which plan-required does not refuse.
 default shadow := false
 
 shadow if {
 	deciding == ""
 	plan_required.shadow
+	not channel_call
 }
 
 # answer: the hot answer (plangate.decide), the decision's fields and what only

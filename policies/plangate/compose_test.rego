@@ -145,3 +145,25 @@ test_a_refusal_whose_message_cannot_be_built_gets_no_answer if {
 	not plangate.decide with input as inp with data.plangate.rules as gx.rules
 	not plangate.decision with input as inp with data.plangate.rules as gx.rules
 }
+
+test_a_reviewer_channel_call_under_a_shadow_rule_is_no_would_be_refusal if {
+	# enforced, plan-required never refuses the channel: so a rule that only
+	# measures has nothing to report for it either
+	shadow_rules := object.union(gx.rules, {
+		"planRequired": {"workspace": {"mode": "side_effects", "enforce": false, "source": "w:1:1"}, "crews": {}, "agents": {}},
+		"tools": {"exact": {"review.send": "effect"}},
+	})
+	every inp in [gx.held(gx.channel, {}), gx.call(gx.channel, {}, {})] {
+		d := plangate.decide with input as inp with data.plangate.rules as shadow_rules
+		d.allowed == true
+		d.channelCall == true
+		not d.shadow
+		not d.code
+		not d.message
+		not d.reason
+		x := plangate.decision with input as inp with data.plangate.rules as shadow_rules
+		not x.shadow
+		not x.code
+		x.checks.planRequired == {"allowed": true, "gated": true, "exempt": "reviewer_channel"}
+	}
+}
