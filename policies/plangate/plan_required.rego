@@ -89,10 +89,7 @@ newest_stale_at := max([c.at | some c in plans.stale_only])
 # who_phrase(reason): who has not planned, or whose newest plan is too old.
 who_phrase(r) := p if {
 	r == "stale"
-	p := concat("", [
-		stale_whose(plans.accept_upstream), " is ", minutes(input.now - newest_stale_at), " minutes old, outside the ",
-		format_int(settings.in_force.windowMin.value, 10), "-minute window",
-	])
+	p := stale_phrase(plans.accept_upstream)
 } else := concat("", [
 	input.agent.id, " has posted no plan in a thread it speaks in within the last ",
 	format_int(settings.in_force.windowMin.value, 10), " minutes", upstream_phrase(plans.accept_upstream),
@@ -105,12 +102,17 @@ upstream_phrase(true) := concat("", [", and nobody up its delegation chain (", c
 } else := ""
 
 # The newest stale plan is the agent's own or, with acceptUpstream, may be a
-# manager's (the first of the newest, in input order): name whose it is.
-stale_whose(accept_upstream) := concat("", [input.agent.id, "'s newest plan"]) if {
+# manager's (the first of the newest, in input order): name whose it is. Its
+# age is told for the agent's own plan only: an agent never learns when
+# another seat posted.
+stale_phrase(accept_upstream) := concat("", [
+	input.agent.id, "'s newest plan is ", minutes(input.now - newest_stale_at), " minutes old, outside the ",
+	format_int(settings.in_force.windowMin.value, 10), "-minute window",
+]) if {
 	not managers_stale_plan(accept_upstream)
 } else := concat("", [
-	input.agent.id, " has no fresh plan, and the newest plan by ",
-	newest_stale_author, " up its delegation chain",
+	input.agent.id, " has no fresh plan, and the newest plan by ", newest_stale_author,
+	" up its delegation chain is older than the ", format_int(settings.in_force.windowMin.value, 10), "-minute window",
 ])
 
 # Only with acceptUpstream can the newest stale plan be another seat's.
