@@ -84,6 +84,8 @@ async function editLocked(dir: string, scope: RuleScope, op: 'set' | 'clear', ap
   if (!target) return { file: null, changed: false };
 
   const existing = files.find((f) => f.file === target);
+  // The text edited has no byte-order mark (decoding drops it); a file that had one gets it back.
+  const bom = existing !== undefined && startsWithBom(existing.bytes) ? '\uFEFF' : '';
   // Edit with LF line ends; a CRLF file gets CRLF back.
   const crlf = existing?.text.includes('\r\n') ?? false;
   const original = crlf ? (existing?.text ?? '').replace(/\r\n/g, '\n') : (existing?.text ?? '');
@@ -92,8 +94,8 @@ async function editLocked(dir: string, scope: RuleScope, op: 'set' | 'clear', ap
   const change = apply(doc);
   if (!change) return { file: op === 'clear' ? null : target, changed: false };
   const rendered = renderEdit(original, doc, change);
-  const next = crlf ? rendered.replace(/\n/g, '\r\n') : rendered;
-  if (existing && next === existing.text) return { file: target, changed: false };
+  const next = bom + (crlf ? rendered.replace(/\n/g, '\r\n') : rendered);
+  if (existing && next === bom + existing.text) return { file: target, changed: false };
 
   const sources = files.filter((f) => f.file !== target).map((f) => ({ file: f.file, text: f.bytes }));
   const check = checkRules([...sources, { file: target, text: next }]);
@@ -230,6 +232,10 @@ function styleRule(node: unknown, keys: readonly string[], flow: boolean): void 
   let cur = node;
   for (const key of keys) cur = isMap(cur) ? cur.get(key, true) : undefined;
   if (isMap(cur)) cur.flow = flow;
+}
+
+function startsWithBom(bytes: Uint8Array): boolean {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
 function refuse(problems: Problem[]): never {

@@ -147,6 +147,15 @@ describe('setPlanRule on unusual files', () => {
     expect(await read(dir, 'a.yaml')).toBe('planRequired:\r\n  crews:\r\n    desk: {mode: off}  # c\r\n    news: { mode: off }\r\n');
   });
 
+  test('a leading byte-order mark is kept', async () => {
+    const dir = await ruleDir({ 'a.yaml': '\uFEFFplanRequired:\n  crews:\n    desk: {mode: off}  # c\n' });
+    await setPlanRule(dir, { kind: 'crew', id: 'desk' }, { mode: 'side_effects' });
+    expect(await read(dir, 'a.yaml')).toBe('\uFEFFplanRequired:\n  crews:\n    desk: { mode: side_effects }  # c\n');
+    expect(await setPlanRule(dir, { kind: 'crew', id: 'desk' }, { mode: 'side_effects' })).toEqual({ file: 'a.yaml', changed: false });
+    await clearPlanRule(dir, { kind: 'crew', id: 'desk' });
+    expect(await read(dir, 'a.yaml')).toBe('\uFEFFplanRequired:\n  crews: {}\n');
+  });
+
   test('a rule that is an alias is replaced, its anchor untouched', async () => {
     const dir = await ruleDir({ 'a.yaml': 'planRequired:\n  crews:\n    a: &base {mode: off}\n    desk: *base\n' });
     await setPlanRule(dir, { kind: 'crew', id: 'desk' }, { mode: 'spends_only' });
