@@ -4,12 +4,13 @@
  * is written, and the write is atomic.
  */
 import path from 'node:path';
-import { isAlias, isMap, isNode, isScalar, Pair, type Document, type YAMLMap } from 'yaml';
+import { isAlias, isMap, isNode, isPair, isScalar, Pair, visit, type Alias, type Document, type YAMLMap } from 'yaml';
 import { ErrorCode, formatProblem, RulesError, type Problem } from '../core/errors.js';
 import { isValidId } from '../core/threads.js';
 import type { PlanRule } from '../core/types.js';
 import { decodeRuleText } from './decode.js';
 import { checkRules } from './load.js';
+import { rangeOf } from './aliases.js';
 import { parseRuleYaml } from './parse.js';
 import { readRuleDir } from './read.js';
 import { renderEdit, type Change } from './splice.js';
@@ -84,16 +85,19 @@ async function editLocked(dir: string, scope: RuleScope, op: 'set' | 'clear', ap
   if (!target) return { file: null, changed: false };
 
   const existing = files.find((f) => f.file === target);
+  // The text edited has no byte-order mark (decoding drops it); a file that had one gets it back.
+  const bom = existing !== undefined && startsWithBom(existing.bytes) ? '\uFEFF' : '';
   // Edit with LF line ends; a CRLF file gets CRLF back.
   const crlf = existing?.text.includes('\r\n') ?? false;
   const original = crlf ? (existing?.text ?? '').replace(/\r\n/g, '\n') : (existing?.text ?? '');
-  const doc = parseRuleYaml(original).doc;
+  const { doc, lc } = parseRuleYaml(original);
   if (doc.errors.length > 0) refuse(doc.errors.map((e) => ({ file: target, message: `invalid YAML: ${e.message}` })));
+  refuseIfReused(doc, scopePath(scope), (alias, what) => ({ file: target, ...lc.linePos(rangeOf(alias) ?? 0), message: `*${alias.source} reuses ${what}, which this edit would change; edit the file by hand` }));
   const change = apply(doc);
   if (!change) return { file: op === 'clear' ? null : target, changed: false };
   const rendered = renderEdit(original, doc, change);
-  const next = crlf ? rendered.replace(/\n/g, '\r\n') : rendered;
-  if (existing && next === existing.text) return { file: target, changed: false };
+  const next = bom + (crlf ? rendered.replace(/\n/g, '\r\n') : rendered);
+  if (existing && next === bom + existing.text) return { file: target, changed: false };
 
   const sources = files.filter((f) => f.file !== target).map((f) => ({ file: f.file, text: f.bytes }));
   const check = checkRules([...sources, { file: target, text: next }]);
@@ -139,6 +143,42 @@ function findPair(doc: Document, keys: readonly string[]): { pair: Pair; map: YA
     node = pair.value;
   }
   return found;
+}
+
+/**
+ * Refuses an edit when an alias reuses what it changes: the maps on the way
+ * to the rule and the rule itself are edited in place, so an alias of one of
+ * them would change with it, and an alias of a value the edit drops would be
+ * left without its anchor.
+ */
+function refuseIfReused(doc: Document, rulePath: readonly string[], problem: (alias: Alias, what: string) => Problem): void {
+  const touched = new Map<unknown, string>();
+  let node: unknown = doc.contents;
+  let depth = 0;
+  for (; depth < rulePath.length && isMap(node); depth++) {
+    if (depth > 0) touched.set(node, rulePath.slice(0, depth).join('.'));
+    node = node.items.find((p) => isScalar(p.key) && String(p.key.value) === rulePath[depth])?.value;
+  }
+  // Where the walk ends (the rule, or a value the edit replaces by a map) is rewritten with all it holds;
+  // a rule that is itself an alias is only replaced, its anchor untouched.
+  if (isNode(node) && !isAlias(node)) {
+    const rule = rulePath.slice(0, depth).join('.');
+    touched.set(node, rule);
+    visit(node, {
+      Node(_k, n, path) {
+        const keys = path.filter(isPair).map((p) => (isScalar(p.key) ? String(p.key.value) : '?'));
+        touched.set(n, [rule, ...keys].join('.'));
+      },
+    });
+  }
+  const problems: Problem[] = [];
+  visit(doc, {
+    Alias(_k, alias) {
+      const what = touched.get(alias.resolve(doc));
+      if (what !== undefined) problems.push(problem(alias, what));
+    },
+  });
+  if (problems.length > 0) refuse(problems);
 }
 
 /**
@@ -230,6 +270,10 @@ function styleRule(node: unknown, keys: readonly string[], flow: boolean): void 
   let cur = node;
   for (const key of keys) cur = isMap(cur) ? cur.get(key, true) : undefined;
   if (isMap(cur)) cur.flow = flow;
+}
+
+function startsWithBom(bytes: Uint8Array): boolean {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
 function refuse(problems: Problem[]): never {

@@ -102,7 +102,8 @@ async function listRuleNames(dir: string): Promise<string[]> {
   }
 }
 
-type ReadOutcome =
+/** What reading one file gave. */
+export type ReadOutcome =
   | { kind: 'file'; bytes: Uint8Array }
   | { kind: 'directory' }
   | { kind: 'refused'; message: string }
@@ -110,9 +111,13 @@ type ReadOutcome =
 
 /**
  * Opens without blocking (a FIFO must not hang us), checks the type and size
- * on the open handle, and only then reads.
+ * on the open handle, and only then reads. `what` names the kind of file in
+ * the refusal ("rule files must be regular files").
+ *
+ * @example
+ * await readRuleFile('rules/desk.test.yaml', 'desk.test.yaml', 'suites') // { kind: 'file', bytes }
  */
-async function readRuleFile(fullPath: string, name: string): Promise<ReadOutcome> {
+export async function readRuleFile(fullPath: string, name: string, what = 'rule files'): Promise<ReadOutcome> {
   let handle;
   try {
     handle = await open(fullPath, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -122,7 +127,7 @@ async function readRuleFile(fullPath: string, name: string): Promise<ReadOutcome
   try {
     const st = await handle.stat();
     if (st.isDirectory()) return { kind: 'directory' };
-    if (!st.isFile()) return { kind: 'refused', message: `not a regular file (${fileKind(st)}); rule files must be regular files` };
+    if (!st.isFile()) return { kind: 'refused', message: `not a regular file (${fileKind(st)}); ${what} must be regular files` };
     if (st.size > MAX_RULE_FILE_BYTES) return { kind: 'refused', message: tooLarge(st.size) };
     // Read at most one byte past the limit, in case the file grew since stat.
     const buf = new Uint8Array(Math.min(st.size, MAX_RULE_FILE_BYTES) + 1);

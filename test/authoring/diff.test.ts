@@ -129,6 +129,22 @@ describe('plangate diff', () => {
     expect(report.rules).toEqual([{ scope: 'runs', field: 'maxMinutes', old: 600, new: 60, oldSource: 'runs.yaml:1:9', newSource: 'runs.yaml:1:9' }]);
   });
 
+  it('reports the read roots changing, added and removed', async () => {
+    const guard = (roots: string) => `readGuard:\n  roots: ${roots}\n  tools:\n    fs.read_file: { path: path, range: [limit] }\n`;
+    const a = dirWith({ 'rules.yaml': OLD, 'guard.yaml': guard('[workspace]') });
+    const b = dirWith({ 'rules.yaml': OLD, 'guard.yaml': guard('[workspace, /etc]') });
+    const c = dirWith({ 'rules.yaml': OLD, 'guard.yaml': 'readGuard:\n  tools:\n    fs.read_file: { path: path, range: [limit] }\n' });
+    const changed = await diffJson(a, b);
+    expect(changed.status).toBe(1);
+    expect(changed.report.rules).toEqual([
+      { scope: 'readGuard', field: 'roots', old: ['workspace'], new: ['workspace', '/etc'], oldSource: 'guard.yaml:2:3', newSource: 'guard.yaml:2:3' },
+    ]);
+    const removed = await diffJson(a, c);
+    expect(removed.status).toBe(1);
+    expect(removed.report.rules).toEqual([{ scope: 'readGuard', field: 'roots', old: ['workspace'], oldSource: 'guard.yaml:2:3' }]);
+    expect((await diffJson(a, a)).status).toBe(0);
+  });
+
   it('reads two Git revisions without a checkout, and a revision against a directory', async () => {
     const rules = join(repo, 'rules');
     const byRev = await diffJson('HEAD~1', 'HEAD', '--rules', rules);

@@ -3,6 +3,7 @@
  * every field of a case, located schema errors, JUnit output checked against
  * the JUnit XML shape, rules no case exercised, --filter, exit statuses.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -135,6 +136,14 @@ describe('plangate test', () => {
     expect(r.status).toBe(2);
     expect(r.out).toContain(`all.test.yaml:${placeOf(noCrew, '0xBOT: nowhere')}: unknown crew: nowhere`);
   });
+
+  it('refuses a suite that is not a regular file (a FIFO) without blocking; exit 2', async () => {
+    const dir = examplesWith();
+    execFileSync('mkfifo', [join(dir, 'pipe.test.yaml')]);
+    const r = await cli(['test', dir]);
+    expect(r.status).toBe(2);
+    expect(r.out).toContain(`${dir}/pipe.test.yaml: not a regular file (a FIFO); suites must be regular files`);
+  }, 10_000);
 
   it('reads ids as written: 0x10 is the agent "0x10", not 16', async () => {
     const dir = dirWith({

@@ -147,6 +147,15 @@ describe('setPlanRule on unusual files', () => {
     expect(await read(dir, 'a.yaml')).toBe('planRequired:\r\n  crews:\r\n    desk: {mode: off}  # c\r\n    news: { mode: off }\r\n');
   });
 
+  test('a leading byte-order mark is kept', async () => {
+    const dir = await ruleDir({ 'a.yaml': '\uFEFFplanRequired:\n  crews:\n    desk: {mode: off}  # c\n' });
+    await setPlanRule(dir, { kind: 'crew', id: 'desk' }, { mode: 'side_effects' });
+    expect(await read(dir, 'a.yaml')).toBe('\uFEFFplanRequired:\n  crews:\n    desk: { mode: side_effects }  # c\n');
+    expect(await setPlanRule(dir, { kind: 'crew', id: 'desk' }, { mode: 'side_effects' })).toEqual({ file: 'a.yaml', changed: false });
+    await clearPlanRule(dir, { kind: 'crew', id: 'desk' });
+    expect(await read(dir, 'a.yaml')).toBe('\uFEFFplanRequired:\n  crews: {}\n');
+  });
+
   test('a rule that is an alias is replaced, its anchor untouched', async () => {
     const dir = await ruleDir({ 'a.yaml': 'planRequired:\n  crews:\n    a: &base {mode: off}\n    desk: *base\n' });
     await setPlanRule(dir, { kind: 'crew', id: 'desk' }, { mode: 'spends_only' });
@@ -158,6 +167,31 @@ describe('setPlanRule on unusual files', () => {
     const err = await caught(() => setPlanRule(dir, { kind: 'agent', id: 'desk' }, { mode: 'spends_only' }));
     expect(err.code).toBe(ErrorCode.RulesEditRefused);
     expect(err.message).toBe('edit refused:\nplanRequired.agents is an alias; edit it by hand');
+  });
+
+  test('a rule or map that an alias reuses is not edited in place: the alias would change too (or lose its anchor)', async () => {
+    const text = 'planRequired:\n  crews:\n    a: &r {mode: off}\n    b: *r\n';
+    const dir = await ruleDir({ 'a.yaml': text });
+    const reused = 'a.yaml:4:8: *r reuses planRequired.crews.a, which this edit would change; edit the file by hand';
+    for (const edit of [
+      () => setPlanRule(dir, { kind: 'crew', id: 'a' }, { mode: 'side_effects' }),
+      () => clearPlanRule(dir, { kind: 'crew', id: 'a' }),
+    ]) {
+      const err = await caught(edit);
+      expect(err.code).toBe(ErrorCode.RulesEditRefused);
+      expect(err.message).toBe(`edit refused:\n${reused}`);
+    }
+    // A value inside the rule, reused by another rule.
+    await writeFile(path.join(dir, 'a.yaml'), 'planRequired:\n  crews:\n    a: {mode: &m off}\n    b: {mode: *m}\n');
+    const inner = await caught(() => setPlanRule(dir, { kind: 'crew', id: 'a' }, { mode: 'side_effects' }));
+    expect(inner.message).toBe('edit refused:\na.yaml:4:15: *m reuses planRequired.crews.a.mode, which this edit would change; edit the file by hand');
+    // A map on the way to the rule, reused as another map.
+    const maps = 'planRequired:\n  crews: &c {desk: {mode: off}}\n  agents: *c\n';
+    await writeFile(path.join(dir, 'a.yaml'), maps);
+    const outer = await caught(() => setPlanRule(dir, { kind: 'crew', id: 'news' }, { mode: 'off' }));
+    expect(outer.message).toBe('edit refused:\na.yaml:3:11: *c reuses planRequired.crews, which this edit would change; edit the file by hand');
+    expect(await read(dir, 'a.yaml')).toBe(maps);
+    expect((await loadRules(dir)).data.planRequired.agents).toEqual({ desk: { mode: 'off', source: 'a.yaml:2:14' } });
   });
 
   test('the first entry of a map takes the comment right above it along when cleared', async () => {

@@ -23,7 +23,7 @@ function scopeText(scope: string): string {
     case 'tool': return `tool ${name}`;
     case 'pattern': return `tool pattern ${name}`;
     case 'profile': return `profile ${name}`;
-    case 'readGuard': return `read guard for ${name}`;
+    case 'readGuard': return name ? `read guard for ${name}` : 'read guard';
     default: return scope;
   }
 }

@@ -87,6 +87,8 @@ function flatten(data: RulesData, sources: readonly RuleSource[]): Map<string, S
     put(`readGuard:${tool}`, 'lines', t.lines, t.source);
     put(`readGuard:${tool}`, 'skip', t.skip, t.source);
   }
+  // The roots decide which whole-file reads are refused, so they are a setting too.
+  put('readGuard', 'roots', data.readGuard?.roots, places.get('\0roots'));
   // Any other section (such as \`runs\`): each setting of it, with the section's source.
   for (const [section, body] of Object.entries(data as unknown as Record<string, unknown>)) {
     if (KNOWN_SECTIONS.has(section) || typeof body !== 'object' || body === null) continue;
@@ -96,18 +98,21 @@ function flatten(data: RulesData, sources: readonly RuleSource[]): Map<string, S
   return out;
 }
 
-/** Where each exact tool name (and `tools.default`, as `\0default`) is written. */
+/** Where each exact tool name (and `tools.default`, as `\0default`; `readGuard.roots`, as `\0roots`) is written. */
 function toolPlaces(sources: readonly RuleSource[]): Map<string, string> {
   const places = new Map<string, string>();
   for (const src of sources) {
     const text = typeof src.text === 'string' ? src.text : new TextDecoder().decode(src.text);
     const { parsed } = parseRuleFile(src.file, text);
-    const tools = (parsed?.data as { tools?: Record<string, unknown> } | undefined)?.tools;
-    if (!parsed || !tools || typeof tools !== 'object') continue;
+    const data = parsed?.data as { tools?: Record<string, unknown>; readGuard?: Record<string, unknown> } | undefined;
+    if (!parsed || !data) continue;
     const at = (p: Array<string | number>, part: 'key' | 'value'): string => {
       const { line, col } = parsed.locate(p, part);
       return `${src.file}:${line}:${col}`;
     };
+    if (data.readGuard && typeof data.readGuard === 'object' && 'roots' in data.readGuard) places.set('\0roots', at(['readGuard', 'roots'], 'key'));
+    const tools = data.tools;
+    if (!tools || typeof tools !== 'object') continue;
     if ('default' in tools) places.set('\0default', at(['tools', 'default'], 'key'));
     for (const cls of TOOL_CLASSES) {
       const list = tools[cls];

@@ -4,7 +4,7 @@
  * `schemas/test-suite.schema.json`, every problem located at file:line:col.
  */
 import { readFileSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { isPair, isScalar, visit } from 'yaml';
@@ -12,7 +12,7 @@ import type { Problem } from '../../core/errors.js';
 import { MAX_ALIAS_COUNT } from '../../rules/aliases.js';
 import { decodeRuleText } from '../../rules/decode.js';
 import { parseRuleFile, type ParsedRuleFile, type Pos } from '../../rules/parse.js';
-import { isSuiteFileName, MAX_RULE_FILE_BYTES } from '../../rules/read.js';
+import { isSuiteFileName, readRuleFile } from '../../rules/read.js';
 import { validateParsed } from '../../rules/schema.js';
 
 /** Where the suite schema lives (`schemas/test-suite.schema.json` in the package). */
@@ -89,15 +89,11 @@ export async function listSuiteFiles(dir: string): Promise<string[]> {
  */
 export async function loadSuite(dir: string, file: string): Promise<{ suite?: Suite; problems: Problem[] }> {
   const shown = path.join(dir, file);
-  let bytes: Uint8Array;
-  try {
-    const st = await stat(shown);
-    if (st.size > MAX_RULE_FILE_BYTES) return { problems: [{ file: shown, message: `file is too large: ${st.size} bytes (at most ${MAX_RULE_FILE_BYTES})` }] };
-    bytes = await readFile(shown);
-  } catch (error) {
-    return { problems: [{ file: shown, message: `cannot read the suite: ${error instanceof Error ? error.message : String(error)}` }] };
-  }
-  const decoded = decodeRuleText(shown, bytes);
+  // Read like a rule file: a FIFO or a device named *.test.yaml must not hang the run.
+  const read = await readRuleFile(shown, file, 'suites');
+  if (read.kind === 'directory') return { problems: [{ file: shown, message: 'cannot read the suite: it is a directory' }] };
+  if (read.kind !== 'file') return { problems: [{ file: shown, message: read.message }] };
+  const decoded = decodeRuleText(shown, read.bytes);
   if (!decoded.ok) return { problems: [decoded.problem] };
   return parseSuite(shown, file, decoded.text);
 }
