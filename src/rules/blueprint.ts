@@ -4,7 +4,6 @@
  * validated like rule files — strict UTF-8, the same YAML options, a JSON
  * Schema (`schemas/blueprint.schema.json`), every problem as file:line:col.
  */
-import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -13,7 +12,7 @@ import { ErrorCode, formatProblem, PlangateError, type Problem } from '../core/e
 import type { PlanRule } from '../core/types.js';
 import { decodeRuleText } from './decode.js';
 import { deref, parseRuleFile, walk, isRecord } from './parse.js';
-import { MAX_RULE_FILE_BYTES, describeIoError } from './read.js';
+import { readRuleFile } from './read.js';
 import { rulesSchema, validateParsed } from './schema.js';
 
 /** Where the blueprint schema lives in the package. */
@@ -103,18 +102,13 @@ export function parseBlueprint(file: string, text: string | Uint8Array): { bluep
  * const bp = await loadBlueprint('blueprints/trading-desk.yaml');
  */
 export async function loadBlueprint(file: string): Promise<Blueprint> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (err) {
-    const message = `cannot read the blueprint: ${describeIoError(err)}`;
+  // Read as a rule file is: a FIFO does not hang the command, and the size is checked before the read.
+  const read = await readRuleFile(file, path.basename(file), 'blueprints');
+  if (read.kind !== 'file') {
+    const message = `cannot read the blueprint: ${read.kind === 'directory' ? 'it is a directory' : read.message}`;
     throw new PlangateError(ErrorCode.InvalidInput, `${file}: ${message}`, [{ file, message }]);
   }
-  if (bytes.byteLength > MAX_RULE_FILE_BYTES) {
-    const message = `the blueprint is too large: ${bytes.byteLength} bytes (at most ${MAX_RULE_FILE_BYTES})`;
-    throw new PlangateError(ErrorCode.InvalidInput, `${file}: ${message}`, [{ file, message }]);
-  }
-  const { blueprint, problems } = parseBlueprint(file, bytes);
+  const { blueprint, problems } = parseBlueprint(file, read.bytes);
   if (!blueprint) throw new PlangateError(ErrorCode.InvalidInput, problems.map(formatProblem).join('\n'), problems);
   return blueprint;
 }

@@ -174,6 +174,19 @@ describe('plangate diff', () => {
     expect(people.out).toContain(`  crew desk: windowMin 15 → 5  (${oldDir}/rules.yaml:4:5 → ${newDir}/rules.yaml:4:5)`);
   });
 
+  it('refuses an org file that is a FIFO or too large, unread, without hanging', async () => {
+    const dir = tempDir('plangate-diff-org-');
+    const fifo = join(dir, 'org.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const big = join(dir, 'big.yaml');
+    writeFileSync(big, `crews: {}\n#${'x'.repeat(1024 * 1024)}\n`);
+    const piped = await cli(['diff', oldDir, newDir, '--org', fifo]);
+    expect(piped.status).not.toBe(0);
+    expect(piped.err).toMatch(/cannot read the org file .*org\.yaml: not a regular file \(a FIFO\)/);
+    const large = await cli(['diff', oldDir, newDir, '--org', big]);
+    expect(large.err).toMatch(/cannot read the org file .*big\.yaml: file is too large/);
+  });
+
   it('reads the seats from a store as well (an SQLite file), and refuses a store that does not exist', async () => {
     const path = join(tempDir('plangate-diff-store-'), 'org.db');
     const store = openSqliteStore(path);

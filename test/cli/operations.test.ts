@@ -4,6 +4,7 @@
  * refused edits, sources in `list`), crew blueprints (recommendations
  * applied only when asked) and shadow mode end to end.
  */
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -188,6 +189,18 @@ describe('crew blueprints', () => {
     expect(r.status).toBe(1);
     expect(r.err).toMatch(/bad\.yaml:3:\d+: recommends\.planRequired\.mode: must be one of off, spends_only, side_effects/);
     expect(r.err).toMatch(/bad\.yaml:4:\d+: agents\[1\]: must match/);
+  });
+
+  it('a blueprint that is a FIFO or too large is refused unread, without hanging', async () => {
+    const { dir, env } = workspace();
+    const fifo = join(dir, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const big = join(dir, 'big.yaml');
+    writeFileSync(big, `name: x\n#${'x'.repeat(1024 * 1024)}\n`);
+    const piped = await cli(['blueprint', 'apply', fifo, '--crew', 'fx'], env);
+    expect([piped.status, piped.err]).toEqual([1, expect.stringMatching(/fifo\.yaml: cannot read the blueprint: not a regular file \(a FIFO\)/)]);
+    const large = await cli(['blueprint', 'apply', big, '--crew', 'fx'], env);
+    expect([large.status, large.err]).toEqual([1, expect.stringMatching(/big\.yaml: cannot read the blueprint: file is too large/)]);
   });
 });
 

@@ -4,14 +4,16 @@
  * by crew so that a large org stays readable: "crew desk and its 412 agents:
  * windowMin 15 → 5".
  */
-import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { ErrorCode, formatProblem, PlangateError, toError } from '../../core/errors.js';
 import type { Lineage, RulesData } from '../../core/types.js';
 import type { Engine } from '../../engine/policy.js';
 import { createMemoryStore } from '../../facts/memory/store.js';
 import type { Store } from '../../facts/port.js';
 import { createGate } from '../../gate/gate.js';
+import { decodeRuleText } from '../../rules/decode.js';
 import { parseRuleFile } from '../../rules/parse.js';
+import { readRuleFile } from '../../rules/read.js';
 import { keepIdsAsWritten } from '../suite/load.js';
 
 /** One setting of one seat, old → new. */
@@ -49,12 +51,14 @@ export const MAX_LISTED_AGENTS = 5;
  * const store = await loadOrgFile('org.yaml');
  */
 export async function loadOrgFile(file: string): Promise<Store> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new PlangateError(ErrorCode.InvalidInput, `cannot read the org file ${file}: ${toError(error).message}`);
+  // Read as a rule file is: a FIFO does not hang the command, and one larger than a rule file may be is refused unread.
+  const read = await readRuleFile(file, basename(file), 'org files');
+  if (read.kind !== 'file') {
+    throw new PlangateError(ErrorCode.InvalidInput, `cannot read the org file ${file}: ${read.kind === 'directory' ? 'it is a directory' : read.message}`);
   }
+  const decoded = decodeRuleText(basename(file), read.bytes);
+  if (!decoded.ok) throw new PlangateError(ErrorCode.InvalidInput, formatProblem(decoded.problem), [decoded.problem]);
+  const text = decoded.text;
   const { parsed, problems } = parseRuleFile(file, text);
   if (!parsed) throw new PlangateError(ErrorCode.InvalidInput, problems.map(formatProblem).join('\n'), problems);
   keepIdsAsWritten(parsed);
