@@ -129,17 +129,20 @@ export async function readRuleFile(fullPath: string, name: string, what = 'rule 
     if (st.isDirectory()) return { kind: 'directory' };
     if (!st.isFile()) return { kind: 'refused', message: `not a regular file (${fileKind(st)}); ${what} must be regular files` };
     if (st.size > MAX_RULE_FILE_BYTES) return { kind: 'refused', message: tooLarge(st.size) };
-    // Read at most one byte past the limit, in case the file grew since stat.
-    const buf = new Uint8Array(Math.min(st.size, MAX_RULE_FILE_BYTES) + 1);
+    // Read to the end, at most one byte past the limit: the file may have grown since stat.
+    let buf = new Uint8Array(Math.min(st.size, MAX_RULE_FILE_BYTES) + 1);
     let len = 0;
     for (;;) {
+      if (len === buf.length) {
+        if (len > MAX_RULE_FILE_BYTES) return { kind: 'refused', message: tooLarge(len) };
+        // Longer than stat said: make room up to the limit and go on, never returning a cut file.
+        const grown = new Uint8Array(Math.min(buf.length * 2, MAX_RULE_FILE_BYTES + 1));
+        grown.set(buf);
+        buf = grown;
+      }
       const { bytesRead } = await handle.read(buf, len, buf.length - len, null);
       if (bytesRead === 0) break;
       len += bytesRead;
-      if (len === buf.length) {
-        if (len > MAX_RULE_FILE_BYTES) return { kind: 'refused', message: tooLarge(len) };
-        break;
-      }
     }
     return { kind: 'file', bytes: buf.subarray(0, len) };
   } catch (err) {

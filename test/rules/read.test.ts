@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, open, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
 import { decodeRuleText, firstInvalidUtf8 } from '../../src/rules/decode.js';
 import { loadRules } from '../../src/rules/load.js';
-import { isRuleFileName, MAX_RULE_FILE_BYTES, MAX_RULE_FILES, readRuleDir } from '../../src/rules/read.js';
+import { isRuleFileName, MAX_RULE_FILE_BYTES, MAX_RULE_FILES, readRuleDir, readRuleFile } from '../../src/rules/read.js';
 import { caught, lines, ruleDir } from './helpers.js';
 
 const GOOD = 'planRequired:\n  workspace: { mode: spends_only }\n';
@@ -57,6 +58,14 @@ describe('the directory', () => {
 });
 
 describe('files', () => {
+  test('a file longer than its size says (one that grew since stat) is read to its end, never cut', async () => {
+    // /proc/self/cmdline says 0 bytes and holds this process's command line.
+    const whole = readFileSync('/proc/self/cmdline');
+    expect(whole.length).toBeGreaterThan(1);
+    const read = await readRuleFile('/proc/self/cmdline', 'cmdline');
+    expect(read.kind === 'file' && Buffer.from(read.bytes).equals(whole)).toBe(true);
+  });
+
   test('a 50 MB file is refused from its size, and the other files are still checked', async () => {
     const dir = await ruleDir({ 'a.yaml': 'planRequired:\n  workspace: { mode: nope }\n' });
     const handle = await open(path.join(dir, 'big.yaml'), 'w');
