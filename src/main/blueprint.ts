@@ -44,13 +44,15 @@ export async function applyBlueprint(options: ApplyBlueprintOptions): Promise<Ap
   const { blueprint, crew } = options;
   if (!isValidId(crew)) throw new PlangateError(ErrorCode.InvalidInput, `${JSON.stringify(crew)} is not a valid crew id`);
   const parent = blueprint.parent ?? null;
-  await options.store.putCrew({ id: crew, parent });
-  for (const agent of blueprint.agents) await options.store.putAgent({ id: agent, crew });
   const recommended = blueprint.recommends.planRequired;
   const result: ApplyBlueprintResult = { crew: { id: crew, parent }, agents: [...blueprint.agents], ...(recommended ? { recommended } : {}) };
+  // The controls asked for go in first: a refused edit (a pinned workspace, an aliased rule) then
+  // leaves no crew behind whose agents would run without them.
   if (options.applyRecommendedControls && recommended) {
     const { source: _where, ...rule } = recommended;
     result.applied = await setPlanRule(options.rulesDir, { kind: 'crew', id: crew }, rule);
   }
+  await options.store.putCrew({ id: crew, parent });
+  for (const agent of blueprint.agents) await options.store.putAgent({ id: agent, crew });
   return result;
 }

@@ -181,6 +181,21 @@ describe('crew blueprints', () => {
     expect(again.out).toContain('already in force');
   });
 
+  it('a refused rule edit leaves no crew behind: the controls go in before the crew and its agents', async () => {
+    const { dir, rules, env } = workspace();
+    const file = join(dir, 'trading.yaml');
+    writeFileSync(file, BLUEPRINT);
+    await cli(['org', 'crew', 'desk'], env);
+    // A rule for fx that an alias reuses: editing it would change lab's too, so the edit is refused.
+    writeFileSync(join(rules, 'aliased.yaml'), 'planRequired:\n  crews:\n    fx: &r { mode: off }\n    lab: *r\n');
+    const r = await cli(['blueprint', 'apply', file, '--crew', 'fx', '--apply-recommended-controls'], env);
+    expect(r.status).not.toBe(0);
+    expect(r.err).toMatch(/alias/);
+    const list = JSON.parse((await cli(['org', 'list', '--json'], env)).out) as { crews: Array<{ id: string }>; agents: Array<{ id: string }> };
+    expect(list.crews.map((c) => c.id)).toEqual(['desk']);
+    expect(list.agents.map((a) => a.id)).not.toContain('0xTRADER');
+  });
+
   it('an invalid blueprint is refused with file:line:col', async () => {
     const { dir, env } = workspace();
     const file = join(dir, 'bad.yaml');
