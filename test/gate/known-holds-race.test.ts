@@ -17,11 +17,17 @@ planningGate:
   defaults: { reviewerChannel: review.send }
 `;
 
-/** A memory store whose decision facts answer only when `release()` is called, and whose reads can fail. */
+/**
+ * A memory store whose decision facts, while `state.hold` is set, answer only
+ * when `release()` is called (`waiting` resolves once one is held back), and
+ * whose reads can fail.
+ */
 function slowStore() {
   const store = createMemoryStore();
   const state = { down: false, hold: false };
   let release: () => void = () => {};
+  let held: () => void = () => {};
+  const waiting = new Promise<void>((r) => { held = r; });
   const read = store.decisionFacts!.bind(store);
   const slow = new Proxy(store, {
     get(target, prop, receiver) {
@@ -29,25 +35,30 @@ function slowStore() {
         return async (q: DecisionFactsQuery): Promise<DecisionFacts> => {
           if (state.down) throw new Error('connection terminated unexpectedly');
           const facts = await read(q);
-          if (state.hold) await new Promise<void>((r) => { release = r; });
+          if (state.hold) {
+            const answered = new Promise<void>((r) => { release = r; });
+            held();
+            await answered;
+          }
           return facts;
         };
       }
       return Reflect.get(target, prop, receiver);
     },
   });
-  return { store: slow, state, release: () => release() };
+  return { store: slow, state, waiting, release: () => release() };
 }
 
 describe('known holds', () => {
   it('a decision read before a hold was placed does not forget the hold', async () => {
     const w = await planningWorld(RULES);
-    const { store, state, release } = slowStore();
+    const { store, state, waiting, release } = slowStore();
     await seedOrg(store);
     const gate = createGate({ engine: w.engine, store, onStoreError: () => {} });
     state.hold = true;
     const inFlight = gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' });
-    await new Promise((r) => setTimeout(r, 10));
+    // Its facts are read (no hold yet) and held back: the hold is placed before they are answered.
+    await waiting;
     state.hold = false;
     await gate.holds.place('0xWORKER', { by: 'ops' });
     expect(gate.knownHolds.get('0xWORKER')).toBeDefined();
