@@ -96,13 +96,15 @@ planningGate:
     expect(h.gateway.sessions.size).toBe(3);
 
     // With a call in flight in each of the seat's sessions, a new one is refused, and nothing is closed.
-    const busy = [second, third].map((c) => c.callTool({ name: 'slow', arguments: { steps: 25 } }));
-    await new Promise((r) => setTimeout(r, 200));
+    const busy = [second, third].map((c) => c.callTool({ name: 'slow', arguments: { steps: 50 } }));
+    // Both calls are in flight once the upstream has them (it answers each 2 s later).
+    for (let i = 0; i < 200 && recorded(w).filter((r) => r.tool === 'slow').length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(recorded(w).filter((r) => r.tool === 'slow')).toHaveLength(2);
     const refused = await fetch(h.listener.url, { method: 'POST', headers: { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` }, body: JSON.stringify(RAW_INIT) });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/Too many sessions: 0xWORKER has 2 open/);
-    for (const r of await Promise.all(busy)) expect(r.content).toEqual([{ type: 'text', text: 'done 25' }]);
+    for (const r of await Promise.all(busy)) expect(r.content).toEqual([{ type: 'text', text: 'done 50' }]);
     expect(h.gateway.sessions.size).toBe(3);
   }, 30_000);
 
