@@ -401,7 +401,7 @@ describe('sqlite store: runs and delegations', () => {
   });
 
   it('upgrades a version-3 file, keeping its delegations, found by manager afterwards', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'plangate-runs-')), 'store.db');
+    const path = fresh();
     const v3 = new Database(path);
     for (const step of MIGRATIONS.slice(0, 3)) v3.exec(step);
     v3.pragma('user_version = 3');
