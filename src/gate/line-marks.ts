@@ -15,6 +15,9 @@ export const MARK_EVERY = 4096;
 /** Most files whose marks are kept. */
 export const MARKED_FILES = 64;
 
+/** Most marks kept for one file (past them, lines are counted from the last): 512 KiB of numbers at most. */
+export const MARKS_PER_FILE = 65_536;
+
 /** A file as measured: what tells one version of it from another. */
 export interface FileVersion {
   dev: bigint;

@@ -12,7 +12,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { LineCount } from '../core/types.js';
-import { MARK_EVERY, marksOf } from './line-marks.js';
+import { MARK_EVERY, MARKS_PER_FILE, marksOf } from './line-marks.js';
 
 /** How many bytes one call's measures may read to find where skipped lines end; past that, the lines cannot be measured. */
 export const MAX_SKIP_BYTES = 64 * 1024 * 1024;
@@ -92,7 +92,7 @@ async function afterLines(handle: Handle, skip: number, budget: SkipBudget, mark
   if (seen === skip) return from;
   const stop = await scan(handle, from, Number.POSITIVE_INFINITY, (at) => {
     seen++;
-    if (seen === (marks.length + 1) * MARK_EVERY) marks.push(at + 1);
+    if (seen === (marks.length + 1) * MARK_EVERY && marks.length < MARKS_PER_FILE) marks.push(at + 1);
     return seen === skip;
   }, budget);
   if (stop === 'limit') throw new Error('the lines skipped do not end within the bytes a call may read to find them');

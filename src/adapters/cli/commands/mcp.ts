@@ -31,7 +31,7 @@ interface McpOptions {
   maxSessionsPerSeat?: number;
 }
 
-function wholeNumber(value: string): number {
+function sessionsPerSeat(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1) throw new PlangateError(ErrorCode.InvalidInput, `--max-sessions-per-seat takes a whole number of at least 1 (got "${value}")`);
   return n;
@@ -54,7 +54,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--upstream <[name=]url>', 'a Streamable HTTP upstream (repeatable)').argParser(collect).default([]))
     .addOption(new Option('--upstreams <file>', 'a JSON file naming several upstreams: { "upstreams": { NAME: { "command", "args" } | { "url" } } }'))
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
-    .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(wholeNumber))
+    .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(sessionsPerSeat))
     .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
     .addOption(new Option('--status-listen <host:port>', 'with a stdio client: serve /health and /metrics here'))
     .addOption(new Option('--tokens <file>', 'bearer tokens file: agents for --listen, operators and policy for the details of /health (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
