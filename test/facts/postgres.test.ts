@@ -15,7 +15,8 @@ import { failingOpen } from '../../src/engine/holder.js';
 import { migrate } from '../../src/core/migrations.js';
 import { createGate } from '../../src/gate/gate.js';
 import { followHoldChanges } from '../../src/main/hold-watch.js';
-import { DECISION_STATEMENTS, STORE_MIGRATIONS } from '../../src/facts/postgres/schema.js';
+import { STORE_MIGRATIONS } from '../../src/facts/postgres/migrations.js';
+import { DECISION_STATEMENTS } from '../../src/facts/postgres/schema.js';
 import { freshSchemaUrl, havePostgres } from '../support/postgres.js';
 import { expectCode } from './contract.js';
 

@@ -31,7 +31,8 @@ import { toFact, toHold, toMessage, toRun, type FactRow, type HoldRow, type Mess
 import { createPostgresHolds } from './holds.js';
 import { createPool, inTransaction, POSTGRES_URL, redactUrl, storeFailure, type PostgresOptions } from './pool.js';
 import { createPostgresRuns } from './runs.js';
-import { DECISION_FACTS_SQL, SQL, STORE_MIGRATIONS } from './schema.js';
+import { STORE_MIGRATIONS } from './migrations.js';
+import { DECISION_FACTS_SQL, SQL } from './schema.js';
 
 /** A PostgreSQL store: the whole port, plus its pool (shared with the PostgreSQL audit sink). */
 export interface PostgresStore extends Store, RunStore, DelegationStore {
