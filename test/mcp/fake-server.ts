@@ -2,7 +2,8 @@
  * A configurable MCP server over stdio for the lifecycle tests, on the SDK's
  * low-level `Server`: its first argument (JSON) gives its serverInfo, the tools it
  * lists (as given, unchecked), and how it misbehaves (`hangInitialize`: it
- * never answers initialize; `stderrFlood`: bytes written to stderr at start).
+ * never answers initialize; `stderrFlood`: bytes written to stderr at start;
+ * `callMs`: how long a call takes).
  *
  * `node --import tsx fake-server.ts SPEC`
  */
@@ -19,6 +20,8 @@ interface Spec {
   hangInitialize?: boolean;
   stderrFlood?: number;
   pidFile?: string;
+  /** How long a tools/call takes to answer (ms). */
+  callMs?: number;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as Spec;
@@ -37,6 +40,9 @@ if (spec.hangInitialize) {
     const pages = spec.pages ?? 1;
     return { tools: page === 0 ? tools : [], ...(page + 1 < pages ? { nextCursor: String(page + 1) } : {}) } as never;
   });
-  server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: 'text', text: 'ran' }] }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    await new Promise((r) => setTimeout(r, spec.callMs ?? 0));
+    return { content: [{ type: 'text', text: `${req.params.name} ran` }] };
+  });
   await server.connect(new StdioServerTransport());
 }

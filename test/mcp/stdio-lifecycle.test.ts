@@ -78,4 +78,20 @@ describe('plangate mcp over stdio, ending', () => {
       expect(await until(() => !alive(pid), 5_000), 'the upstream is still running').toBe(true);
     }, 60_000);
   }
+
+  it('answers the calls in flight before it ends when the client closes stdin after sending them', async () => {
+    const w = makeWorld();
+    const g = gateway(w, { callMs: 3000, tools: [{ name: 'peek', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] });
+    g.send(RAW_INIT);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(await until(() => g.out().includes('"peek"'), 20_000), g.out()).toBe(true);
+    g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'peek', arguments: {} } });
+    g.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'plangate_say', arguments: { body: 'look at it' } } });
+    g.child.stdin.end();
+    expect(await Promise.race([g.exited, sleep(15_000).then(() => 'still running' as const)]), g.err()).toEqual({ code: 0, signal: null });
+    const answers = g.out().trim().split('\n').map((l) => JSON.parse(l) as { id?: number; result?: { content: { text: string }[] } });
+    expect(answers.find((a) => a.id === 3)?.result?.content[0]?.text).toBe('peek ran');
+    expect(answers.find((a) => a.id === 4)?.result).toBeDefined();
+  }, 60_000);
 });
