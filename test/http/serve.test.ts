@@ -108,4 +108,23 @@ describe('plangate serve', () => {
     expect(await port.exited).toBe(1);
     expect(port.err()).toMatch(/--port must be an integer from 0 to 65535/);
   }, 30_000);
+
+  it('keeps stopping gracefully when SIGHUP (a log rotation) arrives while it stops', async () => {
+    upstream ??= await startUpstream();
+    upstream.received.length = 0;
+    upstream.answer = () => ({ status: 200, body: '{"done":true}', delayMs: 1000 });
+    const executors = join(dir, 'executors-hup.json');
+    writeFileSync(executors, JSON.stringify({ tools: { 'github.*': `${upstream.url}/gh` } }));
+    const p = start(['--executors', executors], { ...env, PLANGATE_TOKENS: 'agent:0xMGR=mgr-token-0123456789abcdef' });
+    procs.push(p);
+    const url = await p.url;
+    const inFlight = call(url, 'POST', '/mcp/call', { token: 'mgr-token-0123456789abcdef', json: { name: 'github.merge_pull_request' } });
+    while (upstream.received.length === 0) await new Promise((r) => setTimeout(r, 10));
+    p.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    p.child.kill('SIGHUP');
+    expect((await inFlight).status).toBe(200);
+    expect(await p.exited, p.err()).toBe(0);
+    expect(p.err()).toMatch(/stopped/);
+  }, 30_000);
 });

@@ -4,10 +4,34 @@
  * annotations say.
  */
 import { readFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/adapters/cli/main.js';
 import { FS_SERVER, makeWorld } from './support.js';
+
+/** A server that lists exactly the tools and the serverInfo a test gives (see fake-server.ts). */
+const FAKE = resolve(import.meta.dirname, 'fake-server.ts');
+const tool = (name: string, extra: object = {}) => ({ name, inputSchema: { type: 'object' }, ...extra });
+
+/** Runs init against the fake server, then check on the file written, then decides `tools` against it. */
+async function initFrom(spec: object) {
+  const w = makeWorld();
+  const dir = join(w.root, 'starter');
+  mkdirSync(dir);
+  const file = join(dir, 'starter.yaml');
+  const a = io();
+  const status = await main(['init', '--from-mcp', '--out', file, '--', process.execPath, '--import', 'tsx', FAKE, JSON.stringify(spec)], a.io);
+  expect(status, a.err.join('\n')).toBe(0);
+  const c = io();
+  const checked = await main(['check', dir], c.io);
+  return { text: readFileSync(file, 'utf8'), checked, problems: c.err.join('\n'), dir, w };
+}
+
+async function classOf(dir: string, w: { audit: string }, tool: string): Promise<string> {
+  const d = io();
+  await main(['--rules', dir, '--store', ':memory:', '--audit', w.audit, 'decide', '--agent', '0xW', '--tool', tool], d.io);
+  return (JSON.parse(d.out.join('\n')) as { class: string }).class;
+}
 
 function io() {
   const out: string[] = [];
@@ -45,5 +69,33 @@ describe('plangate init --from-mcp', () => {
     const b = io();
     expect(await main(['init', '--from-mcp', '--', process.execPath, '-e', 'process.exit(1)'], b.io)).toBe(1);
     expect(b.err.join('\n')).toContain('could not list the tools');
+  }, 60_000);
+
+  it('writes a server name, a version or a command line with line breaks as comment text, never as rules', async () => {
+    const r = await initFrom({
+      name: 'evil\ntools:\n  read: [write_file]\n#',
+      version: '1\rplanRequired: { workspace: { mode: off } }',
+      tools: [tool('write_file')],
+    });
+    expect(r.checked, r.problems).toBe(0);
+    expect(r.text.split('\n').filter((l) => l.startsWith('tools:'))).toHaveLength(1);
+    expect(r.text).not.toMatch(/^planRequired:/m);
+    expect(await classOf(r.dir, r.w, 'write_file')).toBe('effect');
+  }, 60_000);
+
+  it('writes a tool listed twice once, as an effect when the listings disagree, and quotes a name YAML would read as a key', async () => {
+    const r = await initFrom({ tools: [
+      tool('dup'), tool('dup', { annotations: { readOnlyHint: true } }),
+      tool('twice', { annotations: { readOnlyHint: true } }), tool('twice', { annotations: { readOnlyHint: true } }),
+      tool('ends:', { annotations: { readOnlyHint: true } }),
+      tool('123', { annotations: { readOnlyHint: true } }),
+      tool('left out\u2028tools: x', { description: 'a\u2028b\u0085c' }),
+    ] });
+    expect(r.checked, r.problems).toBe(0);
+    expect(r.text).not.toMatch(/[\u2028\u0085]/);
+    expect(await classOf(r.dir, r.w, 'dup')).toBe('effect');
+    expect(await classOf(r.dir, r.w, 'twice')).toBe('read');
+    expect(await classOf(r.dir, r.w, 'ends:')).toBe('read');
+    expect(await classOf(r.dir, r.w, '123')).toBe('read');
   }, 60_000);
 });

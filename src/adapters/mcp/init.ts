@@ -23,8 +23,27 @@ export function suggestedClass(tool: Tool): 'read' | 'effect' {
   return a.readOnlyHint === true ? 'read' : 'effect';
 }
 
+/**
+ * Text from the server on one comment line: every line break and control
+ * character (a newline, a carriage return, U+2028, NEL) becomes a space, so
+ * the server's words can never end the comment and start a rule.
+ */
+function oneLine(text: string): string {
+  return text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+}
+
+/** A tool name as a YAML list item: a name ending in `:` would be read as a key, so it is quoted. */
+function yamlName(name: string): string {
+  return name.endsWith(':') ? JSON.stringify(name) : name;
+}
+
+/** A name as a JSON string on one line: also the characters YAML 1.1 tools read as line breaks (NEL, U+2028, U+2029) are escaped. */
+function quoted(name: string): string {
+  return JSON.stringify(name).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function comment(tool: Tool): string {
-  const text = (tool.description ?? tool.title ?? '').replace(/\s+/g, ' ').trim();
+  const text = oneLine(tool.description ?? tool.title ?? '');
   const short = text.length > DESCRIPTION_CHARS ? `${text.slice(0, DESCRIPTION_CHARS - 1)}…` : text;
   const a = tool.annotations ?? {};
   const hints = (['readOnlyHint', 'destructiveHint'] as const).filter((k) => typeof a[k] === 'boolean').map((k) => `${k}: ${a[k]}`);
@@ -39,24 +58,32 @@ function comment(tool: Tool): string {
  */
 export function starterRules(tools: readonly Tool[], server: Implementation | undefined, options: { namespace?: string; source?: string } = {}): string {
   const name = (t: Tool) => (options.namespace ? `${options.namespace}${NAMESPACE_SEPARATOR}${t.name}` : t.name);
-  const usable = tools.filter((t) => RULE_TOOL_NAME.test(name(t)));
+  // A name listed twice is written once (a rule file may list a tool once): as a read only when every listing says read.
+  const byName = new Map<string, { tool: Tool; cls: 'read' | 'effect' }>();
+  for (const t of tools) {
+    if (!RULE_TOOL_NAME.test(name(t))) continue;
+    const seen = byName.get(name(t));
+    const cls = suggestedClass(t);
+    if (!seen) byName.set(name(t), { tool: t, cls });
+    else if (cls === 'effect') seen.cls = 'effect';
+  }
   const skipped = tools.filter((t) => !RULE_TOOL_NAME.test(name(t)));
   const section = (cls: 'read' | 'effect') => {
-    const list = usable.filter((t) => suggestedClass(t) === cls).sort((a, b) => name(a).localeCompare(name(b)));
+    const list = [...byName.values()].filter((e) => e.cls === cls).map((e) => e.tool).sort((a, b) => name(a).localeCompare(name(b)));
     if (list.length === 0) return [`  ${cls}: []`];
-    return [`  ${cls}:`, ...list.flatMap((t) => [`    # ${comment(t)}`, `    - ${name(t)}`])];
+    return [`  ${cls}:`, ...list.flatMap((t) => [`    # ${comment(t)}`, `    - ${yamlName(name(t))}`])];
   };
-  const who = server ? `${server.name} ${server.version}` : 'the upstream';
+  const who = server ? oneLine(`${server.name} ${server.version}`) : 'the upstream';
   return [
     '# yaml-language-server: $schema=https://plangate.dev/schemas/rules.schema.json',
     '#',
-    `# How the tools of ${who} are classified${options.source ? ` (${options.source})` : ''}.`,
+    `# How the tools of ${who} are classified${options.source ? ` (${oneLine(options.source)})` : ''}.`,
     '# Written by plangate init --from-mcp from the tools\' MCP annotations: read-only tools',
     '# under read, destructive or unannotated ones under effect. Review every entry: the',
     '# annotations are the server\'s own claim. Move a tool that spends or commits money to',
     '# spend. Reads are never gated; effects need a plan in side_effects mode; spends in',
     '# spends_only and side_effects.',
-    ...skipped.map((t) => `# Left out (its name cannot be written in a rule): ${JSON.stringify(t.name)}`),
+    ...skipped.map((t) => `# Left out (its name cannot be written in a rule): ${quoted(t.name)}`),
     '',
     '# planRequired:',
     '#   workspace: { mode: side_effects, windowMin: 30 }',

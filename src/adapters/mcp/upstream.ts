@@ -89,6 +89,8 @@ export class UpstreamLink {
   /** The tool list being read again after a `list_changed`, until the session has the new one. */
   private changing: Promise<void> | undefined;
   private client: Client | undefined;
+  /** The client still connecting (its process started, no answer to initialize yet): close() must end it too. */
+  private connecting: Client | undefined;
   private retryMs: number = RECONNECT.firstMs;
   private timer: NodeJS.Timeout | undefined;
   private stderrTail = '';
@@ -189,8 +191,11 @@ export class UpstreamLink {
     this.state = 'closed';
     clearTimeout(this.timer);
     const client = this.client;
+    const connecting = this.connecting;
     this.client = undefined;
-    await client?.close().catch(() => {});
+    this.connecting = undefined;
+    // An upstream that never answers initialize is ended now, not when the SDK's request timeout fires.
+    await Promise.all([client?.close().catch(() => {}), connecting?.close().catch(() => {})]);
   }
 
   private async connect(): Promise<void> {
@@ -204,8 +209,10 @@ export class UpstreamLink {
     client.onclose = () => {
       if (this.client === client) this.down(this.spec.kind === 'stdio' ? 'its process exited' : 'the connection closed', this.stderrHint());
     };
+    this.connecting = client;
     try {
       await client.connect(this.transport());
+      if (this.connecting === client) this.connecting = undefined;
       if ((this.state as LinkState) === 'closed') {
         await client.close();
         return;
@@ -220,6 +227,7 @@ export class UpstreamLink {
       this.hooks.onState();
       this.hooks.onToolsChanged();
     } catch (error) {
+      if (this.connecting === client) this.connecting = undefined;
       await client.close().catch(() => {});
       if (this.client === client) this.client = undefined;
       this.down('connecting failed', `: ${message(error)}${this.stderrHint()}`);

@@ -3,13 +3,14 @@
  * command after `--`, `--upstream URL`, `--upstreams FILE`) and serves one
  * client over stdio (the seat is `--agent`) or many over Streamable HTTP
  * (`--listen HOST:PORT`, the seat from each bearer token). Runs until the
- * stdio client goes away, or SIGTERM/SIGINT.
+ * stdio client goes away (once what it sent is answered), or SIGTERM/SIGINT.
  */
 import { Option, type Command } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
+import { trackAnswers } from '../../mcp/answers.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp, MCP_SESSIONS_PER_SEAT } from '../../mcp/http.js';
@@ -93,16 +94,26 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
           if (status) io.err(`plangate mcp: /health and /metrics at ${status.url}`);
           const session = gateway.open({ seat: opts.agent as string, ...(opts.run !== undefined ? { runId: opts.run } : {}) });
           const transport = new StdioServerTransport();
-          const ended = new Promise<string>((resolve) => {
+          const signal = untilSignal();
+          const stdinEnded = new Promise<void>((resolve) => process.stdin.once('end', resolve));
+          const closed = new Promise<void>((resolve) => {
             const onclose = session.server.onclose;
             session.server.onclose = () => {
               onclose?.();
-              resolve('the client closed the connection');
+              resolve();
             };
-            process.stdin.once('end', () => resolve('the client closed stdin'));
-            void untilSignal().then((s) => resolve(s));
           });
           await session.connect(transport);
+          const answers = trackAnswers(transport);
+          const ended = Promise.race([
+            closed.then(() => 'the client closed the connection'),
+            // The client may close stdin right after its last request: answer what it sent first (a signal still stops at once).
+            stdinEnded.then(async () => {
+              await Promise.race([answers.idle(), signal]);
+              return 'the client closed stdin';
+            }),
+            signal,
+          ]);
           io.err(`plangate mcp: ${opts.agent} over stdio, in front of ${upstreams.map((u) => u.name).join(', ')}`);
           io.err(`plangate mcp: stopping: ${await ended}`);
           await status?.close();

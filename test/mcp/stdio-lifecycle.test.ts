@@ -1,0 +1,97 @@
+/**
+ * `plangate mcp` over stdio as a process: how it ends. The client is a
+ * child-process pipe speaking JSON-RPC lines; the upstream is a real MCP
+ * server process (fake-server.ts) that misbehaves as a test asks.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_CHILD, makeWorld, RAW_INIT, type World } from './support.js';
+
+const FAKE = resolve(import.meta.dirname, 'fake-server.ts');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (what()) return true;
+    await sleep(50);
+  }
+  return what();
+}
+
+interface Gateway {
+  child: ChildProcessWithoutNullStreams;
+  out: () => string;
+  err: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  send(message: object): void;
+}
+
+function gateway(w: World, upstream: object): Gateway {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI_CHILD, 'mcp', '--agent', '0xWORKER',
+    '--rules', w.rules, '--store', w.store, '--audit', w.audit, '--', process.execPath, '--import', 'tsx', FAKE, JSON.stringify(upstream)]);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  spawned.push(child);
+  return { child, out: () => out, err: () => err, exited, send: (m) => child.stdin.write(`${JSON.stringify(m)}\n`) };
+}
+
+const spawned: ChildProcessWithoutNullStreams[] = [];
+const upstreamPids: number[] = [];
+afterEach(() => {
+  for (const c of spawned.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const pid of upstreamPids.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+});
+
+describe('plangate mcp over stdio, ending', () => {
+  for (const how of ['stdin closes', 'SIGTERM'] as const) {
+    it(`ends at once and stops an upstream that never answers initialize when ${how}`, async () => {
+      const w = makeWorld();
+      const pidFile = join(w.root, 'upstream.pid');
+      const g = gateway(w, { hangInitialize: true, pidFile });
+      g.send(RAW_INIT);
+      g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      expect(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 20_000)).toBe(true);
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      upstreamPids.push(pid);
+      await sleep(200);
+      if (how === 'stdin closes') g.child.stdin.end();
+      else g.child.kill('SIGTERM');
+      const t0 = Date.now();
+      const exit = await Promise.race([g.exited, sleep(15_000).then(() => 'still running' as const)]);
+      expect(exit, g.err()).toEqual({ code: 0, signal: null });
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(await until(() => !alive(pid), 5_000), 'the upstream is still running').toBe(true);
+    }, 60_000);
+  }
+
+  it('answers the calls in flight before it ends when the client closes stdin after sending them', async () => {
+    const w = makeWorld();
+    const g = gateway(w, { callMs: 3000, tools: [{ name: 'peek', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] });
+    g.send(RAW_INIT);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(await until(() => g.out().includes('"peek"'), 20_000), g.out()).toBe(true);
+    g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'peek', arguments: {} } });
+    g.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'plangate_say', arguments: { body: 'look at it' } } });
+    g.child.stdin.end();
+    expect(await Promise.race([g.exited, sleep(15_000).then(() => 'still running' as const)]), g.err()).toEqual({ code: 0, signal: null });
+    const answers = g.out().trim().split('\n').map((l) => JSON.parse(l) as { id?: number; result?: { content: { text: string }[] } });
+    expect(answers.find((a) => a.id === 3)?.result?.content[0]?.text).toBe('peek ran');
+    expect(answers.find((a) => a.id === 4)?.result).toBeDefined();
+  }, 60_000);
+});
