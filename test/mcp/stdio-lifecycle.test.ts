@@ -94,4 +94,19 @@ describe('plangate mcp over stdio, ending', () => {
     expect(answers.find((a) => a.id === 3)?.result?.content[0]?.text).toBe('peek ran');
     expect(answers.find((a) => a.id === 4)?.result).toBeDefined();
   }, 60_000);
+  it('reopens the audit log on SIGHUP (log rotation) and keeps serving, as plangate serve does', async () => {
+    const w = makeWorld();
+    const g = gateway(w, { tools: [{ name: 'peek', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] });
+    g.send(RAW_INIT);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(await until(() => g.out().includes('"peek"'), 20_000), g.out()).toBe(true);
+    g.child.kill('SIGHUP');
+    expect(await until(() => /SIGHUP: audit log .* reopened/.test(g.err()), 10_000), g.err()).toBe(true);
+    g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'peek', arguments: {} } });
+    expect(await until(() => g.out().includes('peek ran'), 10_000), g.out()).toBe(true);
+    expect(g.child.exitCode).toBeNull();
+    g.child.stdin.end();
+    expect(await g.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
 });

@@ -72,3 +72,30 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', on);
   });
 }
+
+/**
+ * SIGHUP reopens the audit file, so a log rotation that moved it away gets a
+ * fresh one. Once `stopping()` is called a SIGHUP is ignored rather than left
+ * to its default action, which would kill the process under the requests in
+ * flight (the audit log is being closed anyway); `off()` after everything is
+ * closed.
+ *
+ * @example
+ * const hup = reopenAuditOnHup(pg, io);
+ * await untilSignal(); hup.stopping(); await pg.close(); hup.off();
+ */
+export function reopenAuditOnHup(pg: Pick<Plangate, 'audit' | 'paths'>, io: Io): { stopping(): void; off(): void } {
+  let stopping = false;
+  const onHup = (): void => {
+    if (stopping) return;
+    void (pg.audit.reopen?.() ?? Promise.resolve()).then(
+      () => io.err(`plangate: SIGHUP: audit log ${pg.paths.audit} reopened`),
+      (error: unknown) => io.err(`plangate: SIGHUP: the audit log ${pg.paths.audit} cannot be reopened: ${error instanceof Error ? error.message : String(error)} (retrying by itself)`),
+    );
+  };
+  process.on('SIGHUP', onHup);
+  return {
+    stopping: () => { stopping = true; },
+    off: () => void process.off('SIGHUP', onHup),
+  };
+}

@@ -17,7 +17,7 @@ import { listenMcp, MCP_SESSIONS_PER_SEAT } from '../../mcp/http.js';
 import { listenStatus } from '../../mcp/status.js';
 import { EXIT } from '../exit.js';
 import type { CommandContext } from '../main.js';
-import { collect, openFromOptions, untilSignal } from '../shared.js';
+import { collect, openFromOptions, reopenAuditOnHup, untilSignal } from '../shared.js';
 
 interface McpOptions {
   agent?: string;
@@ -77,6 +77,8 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
       const pg = await openFromOptions(cmd, io, { watch: true, ...(roots.length ? { readRoots: roots } : {}) });
       // Named read roots hold for every upstream; else each stdio upstream's own directories do for its tools.
       const gateway = createMcpGateway({ plangate: pg, upstreams, readRoots: opts.readRoot.length ? 'gate' : 'upstream' });
+      // As for plangate serve: SIGHUP reopens the audit file (log rotation), and never kills the gateway.
+      const hup = reopenAuditOnHup(pg, io);
       try {
         if (opts.listen && tokens) {
           const listener = await listenMcp(gateway, {
@@ -119,8 +121,10 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
           await status?.close();
         }
       } finally {
+        hup.stopping();
         await gateway.close();
         await pg.close();
+        hup.off();
       }
       return EXIT.ok;
     }));

@@ -20,7 +20,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, listen } from '../../http/server.js';
 import { EXIT } from '../exit.js';
 import type { Io } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { openFromOptions, untilSignal } from '../shared.js';
+import { openFromOptions, reopenAuditOnHup, untilSignal } from '../shared.js';
 
 interface ServeOptions {
   host: string;
@@ -108,25 +108,14 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
       }
       io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${describeLocation(pg.paths.store)}, audit ${describeLocation(pg.paths.audit)}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
 
-      // SIGHUP: reopen the audit file, so a log rotation that moved it away gets a fresh one.
-      // Once stopping, a SIGHUP is ignored rather than left to its default action, which would kill the
-      // process under the requests in flight; the audit log is being closed anyway.
-      let stopping = false;
-      const onHup = (): void => {
-        if (stopping) return;
-        void (pg.audit.reopen?.() ?? Promise.resolve()).then(
-          () => io.err(`plangate: SIGHUP: audit log ${pg.paths.audit} reopened`),
-          (error: unknown) => io.err(`plangate: SIGHUP: the audit log ${pg.paths.audit} cannot be reopened: ${error instanceof Error ? error.message : String(error)} (retrying by itself)`),
-        );
-      };
-      process.on('SIGHUP', onHup);
+      const hup = reopenAuditOnHup(pg, io);
       const signal = await untilSignal();
-      stopping = true;
+      hup.stopping();
       io.err(`plangate: ${signal}: stopping (finishing the requests in flight)`);
       await running.close();
       executors?.close();
       await pg.close();
-      process.off('SIGHUP', onHup);
+      hup.off();
       io.err('plangate: stopped');
       return EXIT.ok;
     }));
