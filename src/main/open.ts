@@ -24,8 +24,8 @@ import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, storeKind, type Paths } from './config.js';
 import { followHoldChanges } from './hold-watch.js';
-import { readHoldsAtStart } from './holds-at-start.js';
-import { watchClock } from './clock-watch.js';
+import { readHoldsAtStart, type HoldsAtStart } from './holds-at-start.js';
+import { watchClock, type ClockWatch } from './clock-watch.js';
 import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
 import { withAudit, withClock, type RuntimeStatus, type StatusSource } from './status.js';
@@ -153,27 +153,46 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
     onStoreError: () => {},
   });
-  // With a store shared by replicas, holds changed through the others are known here at once. Followed
-  // from before the holds on record are read, so that a hold placed in between is not missed.
-  const holdWatch = storeKind(paths.store) === 'postgres' && !options.storeInstance ? await followHoldChanges(paths.store, gate, log) : undefined;
-  // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
-  // If they cannot be read, no agent is let through a failing store until they have been (see UNREAD_HOLDS_ON_STORE_FAILURE).
-  const holdsRead = await readHoldsAtStart(gate, log);
-  // Replicas stamp and judge plans by their own clocks: one that is off the database's says so.
-  const clockWatch = 'pool' in store ? await watchClock(() => clockSkew((store as PostgresStore).pool, options.clock ?? Date.now), log) : undefined;
+  let holdWatch: Awaited<ReturnType<typeof followHoldChanges>> | undefined;
+  let holdsRead: HoldsAtStart | undefined;
+  let clockWatch: ClockWatch | undefined;
   let watcher: PolicyWatcher | undefined;
-  if (options.watch) {
-    const tuning = typeof options.watch === 'object' ? options.watch : {};
-    watcher = watchPolicyInputs({
-      rulesDir: paths.rules,
-      policy: paths.policy,
-      reload: () => runtime.load({ settleMs: tuning.settleMs ?? DEFAULT_SETTLE_MS }),
-      ...(tuning.debounceMs !== undefined ? { debounceMs: tuning.debounceMs } : {}),
-      ...(tuning.rescanMs !== undefined ? { rescanMs: tuning.rescanMs } : {}),
-      onError: (error) => log(`plangate: watching ${paths.rules} failed: ${error instanceof Error ? error.message : String(error)}`),
-    });
-    await watcher.ready;
-    runtime.watching = true;
+  const closeAll = async (): Promise<void> => {
+    runtime.watching = false;
+    holdsRead?.stop();
+    clockWatch?.stop();
+    await watcher?.close();
+    await holdWatch?.close();
+    await audit.close?.();
+    await decisionLog?.close();
+    if (!options.storeInstance) await store.close();
+  };
+  try {
+    // With a store shared by replicas, holds changed through the others are known here at once. Followed
+    // from before the holds on record are read, so that a hold placed in between is not missed.
+    if (storeKind(paths.store) === 'postgres' && !options.storeInstance) holdWatch = await followHoldChanges(paths.store, gate, log);
+    // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
+    // If they cannot be read, no agent is let through a failing store until they have been (see UNREAD_HOLDS_ON_STORE_FAILURE).
+    holdsRead = await readHoldsAtStart(gate, log);
+    // Replicas stamp and judge plans by their own clocks: one that is off the database's says so.
+    if ('pool' in store) clockWatch = await watchClock(() => clockSkew((store as PostgresStore).pool, options.clock ?? Date.now), log);
+    if (options.watch) {
+      const tuning = typeof options.watch === 'object' ? options.watch : {};
+      watcher = watchPolicyInputs({
+        rulesDir: paths.rules,
+        policy: paths.policy,
+        reload: () => runtime.load({ settleMs: tuning.settleMs ?? DEFAULT_SETTLE_MS }),
+        ...(tuning.debounceMs !== undefined ? { debounceMs: tuning.debounceMs } : {}),
+        ...(tuning.rescanMs !== undefined ? { rescanMs: tuning.rescanMs } : {}),
+        onError: (error) => log(`plangate: watching ${paths.rules} failed: ${error instanceof Error ? error.message : String(error)}`),
+      });
+      await watcher.ready;
+      runtime.watching = true;
+    }
+  } catch (error) {
+    // A start that fails part way leaves nothing open behind it.
+    await closeAll().catch(() => {});
+    throw error;
   }
   return {
     gate,
@@ -194,16 +213,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     runtime,
     status: () => withClock(withAudit(runtime.status(), audit.state?.()), clockWatch?.state()),
     reload: () => runtime.load(),
-    async close() {
-      runtime.watching = false;
-      holdsRead.stop();
-      clockWatch?.stop();
-      await watcher?.close();
-      await holdWatch?.close();
-      await audit.close?.();
-      await decisionLog?.close();
-      if (!options.storeInstance) await store.close();
-    },
+    close: closeAll,
   };
 }
 
