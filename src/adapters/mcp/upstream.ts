@@ -91,6 +91,9 @@ export class UpstreamLink {
   private client: Client | undefined;
   /** The client still connecting (its process started, no answer to initialize yet): close() must end it too. */
   private connecting: Client | undefined;
+  /** Re-reads of the tool list started, and the latest of them whose list was kept. */
+  private reads = 0;
+  private keptRead = 0;
   private retryMs: number = RECONNECT.firstMs;
   private timer: NodeJS.Timeout | undefined;
   private stderrTail = '';
@@ -136,11 +139,22 @@ export class UpstreamLink {
     }
   }
 
-  /** Reads the upstream's tool list again (every page). */
+  /**
+   * Reads the upstream's tool list again (every page). Re-reads may overlap
+   * (a call to an unknown name, a `list_changed`, a reconnect): a list is
+   * kept only when no re-read started after it has been kept already, so an
+   * older answer never replaces a newer list.
+   */
   async refreshTools(): Promise<void> {
+    const read = ++this.reads;
+    const keep = (tools: Tool[]) => {
+      if (read < this.keptRead) return;
+      this.keptRead = read;
+      this.tools = tools;
+    };
     const client = this.client;
     if (!client || !client.getServerCapabilities()?.tools) {
-      this.tools = [];
+      keep([]);
       return;
     }
     const tools: Tool[] = [];
@@ -151,7 +165,7 @@ export class UpstreamLink {
       cursor = r.nextCursor;
       if (cursor === undefined) break;
     }
-    this.tools = tools;
+    keep(tools);
   }
 
   /** Whether the tool list is being read again after a change (see {@link toolsSettled}). */
