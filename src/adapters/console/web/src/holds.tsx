@@ -78,7 +78,10 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
   }
 
   const titleId = `hold-${hold.id}`;
-  let planNo = 0;
+  // The queue carries a hold's newest messages only: number the plans shown from the hold's own count, and say what is left out.
+  const plansShown = hold.messages.filter((m) => m.role === 'plan').length;
+  let planNo = Math.max(0, hold.plans - plansShown);
+  const older = Math.max(0, hold.plans + hold.pushBacks - hold.messages.length);
   return (
     <li class="card hold" aria-labelledby={titleId} data-agent={hold.agent}>
       <header class="hold-head">
@@ -90,17 +93,20 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
       {hold.messages.length === 0 ? (
         <p class="waiting">Waiting for the agent's plan.</p>
       ) : (
-        <ol class="thread" aria-label={`Plans and push-backs for ${hold.agent}`}>
-          {hold.messages.map((m) => (
-            <li key={m.id} class={`msg msg-${m.role}`}>
-              <p class="msg-head">
-                <strong>{m.role === 'plan' ? `Plan ${++planNo}` : `Push-back by ${m.author}`}</strong> · <Time iso={m.at} />
-                {m.runId ? <span class="muted"> · run {m.runId}</span> : null}
-              </p>
-              <div class="body">{m.body}</div>
-            </li>
-          ))}
-        </ol>
+        <>
+          {older > 0 && <p class="note" data-testid="older">{older} older plan{older === 1 ? ' or push-back is' : 's and push-backs are'} not shown; the newest {hold.messages.length} are.</p>}
+          <ol class="thread" aria-label={`Plans and push-backs for ${hold.agent}`}>
+            {hold.messages.map((m) => (
+              <li key={m.id} class={`msg msg-${m.role}`}>
+                <p class="msg-head">
+                  <strong>{m.role === 'plan' ? `Plan ${++planNo}` : `Push-back by ${m.author}`}</strong> · <Time iso={m.at} />
+                  {m.runId ? <span class="muted"> · run {m.runId}</span> : null}
+                </p>
+                <div class="body">{m.body}</div>
+              </li>
+            ))}
+          </ol>
+        </>
       )}
       <form class="reply" onSubmit={pushBack}>
         <label for={`reply-${hold.id}`}>Push back</label>

@@ -1,0 +1,73 @@
+/**
+ * The console against what an agent controls: plans, run ids, paths in
+ * read-guard refusals — and queues larger than the console shows at once.
+ * A real headless chromium against a real plangate over loopback.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleRoutes } from '../../src/adapters/console/serve.js';
+import { call, serve, TOKENS, type Served } from '../http/support.js';
+import { browserStatus, buildConsole, launch, MISSING, type Browser } from './browser.js';
+
+const op = (json?: unknown) => ({ token: TOKENS.operator, ...(json !== undefined ? { json } : {}) });
+
+let s: Served;
+let b: Browser;
+
+async function signIn(page: Page, token: string, hash = ''): Promise<void> {
+  await page.goto(`${s.url}/console${hash}`);
+  await page.getByLabel('Token').fill(token);
+  await page.getByLabel('Token').press('Enter');
+}
+
+const browser = browserStatus();
+
+if (browser === 'missing') {
+  it('runs the console in a real browser', () => {
+    throw new Error(MISSING);
+  });
+}
+
+describe.runIf(browser === 'yes')('the console against hostile input', () => {
+  beforeAll(async () => {
+    const bundle = await buildConsole();
+    s = await serve({ app: { routes: [consoleRoutes({ dir: bundle })] } });
+    for (const [path, body] of [
+      ['/v1/org/crews/desk', {}],
+      ['/v1/org/crews/trading', { parent: 'desk' }],
+      ['/v1/org/agents/0xWORKER', { crew: 'trading' }],
+    ] as const) {
+      expect((await call(s.url, 'PUT', path, op(body))).status).toBe(200);
+    }
+    b = await launch();
+  }, 60_000);
+
+  afterAll(async () => {
+    await b?.close();
+    await s?.close();
+  });
+
+  it('a hold with more plans than the queue carries: the plans keep their real numbers, and the page says older ones are left out', async () => {
+    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER', op({ kind: 'reviewer', task: 'Numbering' }))).status).toBe(201);
+    for (let i = 1; i <= 203; i++) {
+      const r = await call(s.url, 'POST', '/v1/holds/0xWORKER/plan', { token: TOKENS.worker, json: { body: `plan number ${i}` } });
+      expect(r.status).toBe(201);
+    }
+    const page = await b.newPage();
+    try {
+      await signIn(page, TOKENS.reviewer);
+      const card = page.locator('li.hold[data-agent="0xWORKER"]');
+      await card.getByText('plan number 203', { exact: true }).waitFor();
+      const labels = await card.locator('.msg .msg-head strong').allInnerTexts();
+      expect(labels).toHaveLength(200);
+      // The first shown is the agent's 4th plan: calling it "Plan 1" would hide the three before it.
+      expect(labels[0]).toBe('Plan 4');
+      expect(labels.at(-1)).toBe('Plan 203');
+      expect(await card.innerText()).toMatch(/3 older plans and push-backs are not shown/);
+    } finally {
+      await call(s.url, 'POST', '/v1/holds/0xWORKER/unblock', op());
+      await page.close();
+    }
+  }, 60_000);
+
+});
