@@ -70,4 +70,18 @@ describe.runIf(browser === 'yes')('the console against hostile input', () => {
     }
   }, 60_000);
 
+  it('a read-guard refusal outside the read roots says so, not that an unmeasured file is over the ceiling', async () => {
+    const r = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: 'fs.read_file', arguments: { path: '/etc/shadow' } } });
+    expect(r.json.check).toBe('read_guard');
+    const page = await b.newPage();
+    await signIn(page, TOKENS.operator, '#/refusals');
+    const row = page.locator('.table-wrap[aria-label="Refused calls"] tbody tr', { hasText: '/etc/shadow' });
+    await row.first().waitFor();
+    const why = await row.first().locator('td[data-label="why"]').innerText();
+    // Nothing measured the file: "0 B over 256 KiB" would be false.
+    expect(why).not.toMatch(/0 B over/);
+    expect(why).toMatch(/outside the read roots/);
+    await page.close();
+  }, 30_000);
+
 });
