@@ -20,6 +20,24 @@ async function signIn(page: Page, token: string, hash = ''): Promise<void> {
   await page.getByLabel('Token').press('Enter');
 }
 
+/** Whether `word`, inside the element matched by `selector`, is drawn left to right (its first letter left of its last). */
+function drawnInOrder(page: Page, selector: string, word: string): Promise<boolean> {
+  // A string, evaluated in the page (the tests are not compiled against the DOM's types).
+  return page.evaluate(`(() => {
+    const sel = ${JSON.stringify(selector)}, w = ${JSON.stringify(word)};
+    const root = document.querySelector(sel);
+    if (!root) throw new Error('no ' + sel);
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const i = n.textContent.indexOf(w);
+      if (i < 0) continue;
+      const at = (k) => { const r = document.createRange(); r.setStart(n, k); r.setEnd(n, k + 1); return r.getBoundingClientRect().left; };
+      return at(i) < at(i + w.length - 1);
+    }
+    throw new Error('no "' + w + '" in ' + sel);
+  })()`) as Promise<boolean>;
+}
+
 const browser = browserStatus();
 
 if (browser === 'missing') {
@@ -81,6 +99,23 @@ describe.runIf(browser === 'yes')('the console against hostile input', () => {
     // Nothing measured the file: "0 B over 256 KiB" would be false.
     expect(why).not.toMatch(/0 B over/);
     expect(why).toMatch(/outside the read roots/);
+    await page.close();
+  }, 30_000);
+
+  it('a path with a bidi override cannot turn the rest of its refusal row around', async () => {
+    const r = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: 'fs.read_file', arguments: { path: '/tmp/notes\u202Etxt.' } } });
+    expect(r.json.check).toBe('read_guard');
+    const page = await b.newPage();
+    await signIn(page, TOKENS.operator, '#/refusals');
+    const rows = page.locator('.table-wrap[aria-label="Refused calls"] tbody tr');
+    await rows.first().waitFor();
+    const texts = await rows.allInnerTexts();
+    const idx = texts.findIndex((t) => t.includes('notes'));
+    expect(idx).toBeGreaterThanOrEqual(0);
+    // The words after the path ("… KiB", "outside …") read left to right, as everywhere else.
+    expect(await drawnInOrder(page, `.table-wrap[aria-label="Refused calls"] tbody tr:nth-child(${idx + 1}) td[data-label="why"]`, 'KiB')).toBe(true);
+    // The override itself is shown for what it is, not left to turn the path around.
+    expect(texts[idx]).toContain('/tmp/notes⟨U+202E⟩txt.');
     await page.close();
   }, 30_000);
 

@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { QueueEntry as Hold } from '../../../http/routes/review-queue.js';
 import { post, seg } from './api.js';
 import type { Principal } from './session.js';
+import { visible } from './format.js';
 import { follow, type StreamState } from './stream.js';
 import { Busy, Problem, Time } from './ui.js';
 
@@ -100,7 +101,7 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
               <li key={m.id} class={`msg msg-${m.role}`}>
                 <p class="msg-head">
                   <strong>{m.role === 'plan' ? `Plan ${++planNo}` : `Push-back by ${m.author}`}</strong> · <Time iso={m.at} />
-                  {m.runId ? <span class="muted"> · run {m.runId}</span> : null}
+                  {m.runId ? <span class="muted"> · run <bdi>{visible(m.runId)}</bdi></span> : null}
                 </p>
                 <div class="body">{m.body}</div>
               </li>

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, query } from './api.js';
 import { RefusalChart } from './chart.js';
-import { breakable, bytes, CHECK_LABEL } from './format.js';
+import { breakable, bytes, CHECK_LABEL, visible } from './format.js';
 import { Busy, Problem, Section, Time } from './ui.js';
 
 interface AuditEvent {
@@ -69,12 +69,12 @@ const READ_GUARD_REASON: Record<string, string> = {
   withheld: 'too large for the policy to see',
 };
 
-/** The read guard's refusal: the path, and why. */
+/** The read guard's refusal: the path (isolated, so its text cannot turn the rest around), and why. */
 function readGuardWhy(e: AuditEvent) {
   const why = e.reason === 'over' && typeof e.sizeBytes === 'number'
     ? `${bytes(e.sizeBytes)} over ${bytes(e.maxBytes ?? 0)}`
     : `${READ_GUARD_REASON[e.reason ?? ''] ?? e.reason ?? 'refused'} (ceiling ${bytes(e.maxBytes ?? 0)})`;
-  return <>{e.path != null ? e.path : 'no path'}: {why}</>;
+  return <>{e.path != null ? <bdi>{visible(e.path)}</bdi> : 'no path'}: {why}</>;
 }
 
 function ruleText(r: AuditEvent['rule']): string {
@@ -175,7 +175,7 @@ function RefusalTable({ events, label }: { events: AuditEvent[]; label: string }
               <td data-label="code"><code>{breakable(e.code ?? '')}</code></td>
               <td data-label="why">{e.type === 'PlanRequiredBlocked' ? `${e.mode} · ${ruleText(e.rule)}`
                 : e.type === 'ReadGuardBlocked' ? readGuardWhy(e)
-                : `${e.holdKind === 'reviewer' ? 'reviewer' : 'on-demand'} hold ${e.holdId ?? ''}`}{e.runId ? ` · run ${e.runId}` : ''}</td>
+                : `${e.holdKind === 'reviewer' ? 'reviewer' : 'on-demand'} hold ${e.holdId ?? ''}`}{e.runId ? <> · run <bdi>{visible(e.runId)}</bdi></> : ''}</td>
             </tr>
           ))}
         </tbody>
