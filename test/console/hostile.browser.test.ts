@@ -119,4 +119,30 @@ describe.runIf(browser === 'yes')('the console against hostile input', () => {
     await page.close();
   }, 30_000);
 
+  it('a queue longer than the console is sent says it leaves holds out; newer on-demand holds do not crowd a reviewer\'s holds out', async () => {
+    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER', op({ kind: 'reviewer', task: 'the oldest hold' }))).status).toBe(201);
+    for (let i = 0; i < 105; i++) {
+      expect((await call(s.url, 'POST', `/v1/holds/bulk-${String(i).padStart(3, '0')}`, op({ task: `task ${i}` }))).status).toBe(201);
+    }
+    const page = await b.newPage();
+    try {
+      await signIn(page, TOKENS.operator);
+      await page.locator('li.hold[data-agent="bulk-104"]').waitFor();
+      expect(await page.locator('li.hold').count()).toBe(100);
+      // The oldest holds are not in the list: the page must say so, not look complete.
+      await page.getByText(/newest 100 holds/).waitFor({ timeout: 5000 });
+      expect(await page.locator('li.hold[data-agent="0xWORKER"]').count()).toBe(0);
+      // The reviewer's queue is reviewer holds: the one reviewer hold is there, behind 105 newer on-demand holds.
+      const rev = await b.newPage();
+      await signIn(rev, TOKENS.reviewer);
+      await rev.locator('li.hold[data-agent="0xWORKER"]').waitFor({ timeout: 5000 });
+      expect(await rev.locator('li.hold').count()).toBe(1);
+      expect(await rev.getByText(/newest 100 holds/).count()).toBe(0);
+      await rev.close();
+    } finally {
+      await call(s.url, 'POST', '/v1/holds/0xWORKER/unblock', op());
+      for (let i = 0; i < 105; i++) await call(s.url, 'POST', `/v1/holds/bulk-${String(i).padStart(3, '0')}/unblock`, op());
+      await page.close();
+    }
+  }, 60_000);
 });

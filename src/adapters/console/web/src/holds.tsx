@@ -5,7 +5,7 @@
  * the review-queue event stream, without a reload.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { QueueEntry as Hold } from '../../../http/routes/review-queue.js';
+import type { QueueAnswer, QueueEntry as Hold } from '../../../http/routes/review-queue.js';
 import { post, seg } from './api.js';
 import type { Principal } from './session.js';
 import { visible } from './format.js';
@@ -20,13 +20,14 @@ const STATE_LABEL: Record<StreamState, string> = {
 };
 
 export function HoldsPage({ me }: { me: Principal }) {
-  const [holds, setHolds] = useState<Hold[] | null>(null);
+  const [queue, setQueue] = useState<QueueAnswer | null>(null);
+  const holds = queue?.holds ?? null;
   const [state, setState] = useState<StreamState>('connecting');
   const [detail, setDetail] = useState<string | undefined>();
 
   useEffect(() => follow('/v1/review/queue/events', {
     onEvent(name, data) {
-      if (name === 'queue') setHolds((JSON.parse(data) as { holds: Hold[] }).holds);
+      if (name === 'queue') setQueue(JSON.parse(data) as QueueAnswer);
     },
     onState(s, d) {
       setState(s);
@@ -44,9 +45,12 @@ export function HoldsPage({ me }: { me: Principal }) {
       {holds === null ? (state === 'refused' ? null : <Busy label="Loading the holds" />) : holds.length === 0 ? (
         <p class="empty card">No agent is on hold.</p>
       ) : (
+        <>
+        {queue?.limitReached && <p class="note" role="status">Showing the newest {queue.limit} holds; older active holds are not listed here (<code>GET /v1/holds</code> lists them all).</p>}
         <ol class="holds" aria-label="Active holds, newest first">
           {holds.map((h) => <HoldCard key={h.id} hold={h} me={me} />)}
         </ol>
+        </>
       )}
     </main>
   );
