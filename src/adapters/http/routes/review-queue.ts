@@ -27,3 +27,10 @@ export interface QueueEntry {
   pushBacks: number;
   messages: QueueMessage[];
 }
+
+/** The queue: the newest active holds, at most `limit`; `limitReached` when older ones are left out. */
+export interface QueueAnswer {
+  holds: QueueEntry[];
+  limit: number;
+  limitReached: boolean;
+}

@@ -13,9 +13,10 @@
 import type { Role } from '../auth.js';
 import type { HttpDeps } from '../deps.js';
 import type { Router } from '../router.js';
-import type { QueueEntry } from './review-queue.js';
+import type { Hold } from '../../../facts/port.js';
+import type { QueueAnswer, QueueEntry } from './review-queue.js';
 
-export type { QueueEntry, QueueMessage } from './review-queue.js';
+export type { QueueAnswer, QueueEntry, QueueMessage } from './review-queue.js';
 
 /** Who reads the queue and the audit trail. */
 export const REVIEW_ROLES: readonly Role[] = ['operator', 'reviewer'];
@@ -30,16 +31,25 @@ const QUEUE_LIMIT = 100;
 const MESSAGES_PER_HOLD = 200;
 
 /**
- * The queue now.
+ * The queue now: the newest {@link QUEUE_LIMIT} active holds (a reviewer's:
+ * the newest reviewer holds, however many on-demand holds are newer), and
+ * whether older ones are left out.
  *
  * @example
- * (await reviewQueue(deps))[0]?.messages.at(-1)?.body // the newest plan or push-back
+ * (await reviewQueue(deps)).holds[0]?.messages.at(-1)?.body // the newest plan or push-back
  */
-export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>, forReviewer = false): Promise<QueueEntry[]> {
-  const listed = await deps.gate.holds.list({ limit: QUEUE_LIMIT });
-  // A reviewer answers for reviewer holds; an on-demand hold, and its plans, are the operators'.
-  const holds = forReviewer ? listed.filter((h) => h.kind === 'reviewer') : listed;
-  return Promise.all(holds.map(async (h) => ({
+export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>, forReviewer = false): Promise<QueueAnswer> {
+  const picked: Hold[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const page = await deps.gate.holds.list({ limit: QUEUE_LIMIT + 1, ...(before !== undefined ? { before } : {}) });
+    // A reviewer answers for reviewer holds; an on-demand hold, and its plans, are the operators'.
+    picked.push(...(forReviewer ? page.filter((h) => h.kind === 'reviewer') : page));
+    if (picked.length > QUEUE_LIMIT || page.length <= QUEUE_LIMIT) break;
+    before = page[page.length - 1]!.id;
+  }
+  const holds = picked.slice(0, QUEUE_LIMIT);
+  const entries = await Promise.all(holds.map(async (h): Promise<QueueEntry> => ({
     id: h.id,
     agent: h.agent,
     kind: h.kind,
@@ -58,12 +68,13 @@ export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>, forReviewer = fa
       ...(m.runId !== undefined ? { runId: m.runId } : {}),
     })),
   })));
+  return { holds: entries, limit: QUEUE_LIMIT, limitReached: picked.length > QUEUE_LIMIT };
 }
 
 type Listener = (text: string) => void;
 
 /** One poll loop for every open stream: it runs while somebody listens. */
-function queueWatch(load: () => Promise<QueueEntry[]>, pollMs: number) {
+function queueWatch(load: () => Promise<QueueAnswer>, pollMs: number) {
   const listeners = new Set<Listener>();
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
@@ -72,7 +83,7 @@ function queueWatch(load: () => Promise<QueueEntry[]>, pollMs: number) {
     if (polling) return;
     polling = true;
     try {
-      const text = JSON.stringify({ holds: await load() });
+      const text = JSON.stringify(await load());
       // Every listener is given every poll and drops what it already sent: one that joined after a
       // change was polled (its first read older than that poll) still gets the change.
       for (const l of listeners) l(text);
@@ -110,7 +121,7 @@ export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
     roles: REVIEW_ROLES,
     body: 'none',
     async handle(ctx) {
-      return { body: { holds: await reviewQueue(deps, ctx.principal?.role === 'reviewer') } };
+      return { body: await reviewQueue(deps, ctx.principal?.role === 'reviewer') };
     },
   });
 
@@ -123,7 +134,7 @@ export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
       const forReviewer = ctx.principal?.role === 'reviewer';
       const watch = forReviewer ? watches.reviewer : watches.operator;
       // Read once before answering, so a failing store is an error answer, not an empty stream.
-      const first = JSON.stringify({ holds: await reviewQueue(deps, forReviewer) });
+      const first = JSON.stringify(await reviewQueue(deps, forReviewer));
       return {
         headers: { 'x-accel-buffering': 'no' },
         stream: {

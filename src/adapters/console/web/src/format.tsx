@@ -37,3 +37,11 @@ export const CHECK_LABEL: Record<string, string> = {
 export function breakable(text: string): Array<string | VNode> {
   return text.split(/(?<=[.:])/).flatMap((piece, i) => (i === 0 ? [piece] : [<wbr key={i} />, piece]));
 }
+
+/** Bidi controls and invisible characters: in a name or a path they can only hide what is there. */
+const INVISIBLE = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu;
+
+/** `notes⟨U+202E⟩txt.exe`: a name or a path with its invisible characters shown as code points. */
+export function visible(text: string): string {
+  return text.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}

@@ -5,9 +5,10 @@
  * the review-queue event stream, without a reload.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { QueueEntry as Hold } from '../../../http/routes/review-queue.js';
+import type { QueueAnswer, QueueEntry as Hold } from '../../../http/routes/review-queue.js';
 import { post, seg } from './api.js';
 import type { Principal } from './session.js';
+import { visible } from './format.js';
 import { follow, type StreamState } from './stream.js';
 import { Busy, Problem, Time } from './ui.js';
 
@@ -19,13 +20,14 @@ const STATE_LABEL: Record<StreamState, string> = {
 };
 
 export function HoldsPage({ me }: { me: Principal }) {
-  const [holds, setHolds] = useState<Hold[] | null>(null);
+  const [queue, setQueue] = useState<QueueAnswer | null>(null);
+  const holds = queue?.holds ?? null;
   const [state, setState] = useState<StreamState>('connecting');
   const [detail, setDetail] = useState<string | undefined>();
 
   useEffect(() => follow('/v1/review/queue/events', {
     onEvent(name, data) {
-      if (name === 'queue') setHolds((JSON.parse(data) as { holds: Hold[] }).holds);
+      if (name === 'queue') setQueue(JSON.parse(data) as QueueAnswer);
     },
     onState(s, d) {
       setState(s);
@@ -43,9 +45,12 @@ export function HoldsPage({ me }: { me: Principal }) {
       {holds === null ? (state === 'refused' ? null : <Busy label="Loading the holds" />) : holds.length === 0 ? (
         <p class="empty card">No agent is on hold.</p>
       ) : (
+        <>
+        {queue?.limitReached && <p class="note" role="status">Showing the newest {queue.limit} holds; older active holds are not listed here (<code>GET /v1/holds</code> lists them all).</p>}
         <ol class="holds" aria-label="Active holds, newest first">
           {holds.map((h) => <HoldCard key={h.id} hold={h} me={me} />)}
         </ol>
+        </>
       )}
     </main>
   );
@@ -78,7 +83,10 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
   }
 
   const titleId = `hold-${hold.id}`;
-  let planNo = 0;
+  // The queue carries a hold's newest messages only: number the plans shown from the hold's own count, and say what is left out.
+  const plansShown = hold.messages.filter((m) => m.role === 'plan').length;
+  let planNo = Math.max(0, hold.plans - plansShown);
+  const older = Math.max(0, hold.plans + hold.pushBacks - hold.messages.length);
   return (
     <li class="card hold" aria-labelledby={titleId} data-agent={hold.agent}>
       <header class="hold-head">
@@ -90,17 +98,20 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
       {hold.messages.length === 0 ? (
         <p class="waiting">Waiting for the agent's plan.</p>
       ) : (
-        <ol class="thread" aria-label={`Plans and push-backs for ${hold.agent}`}>
-          {hold.messages.map((m) => (
-            <li key={m.id} class={`msg msg-${m.role}`}>
-              <p class="msg-head">
-                <strong>{m.role === 'plan' ? `Plan ${++planNo}` : `Push-back by ${m.author}`}</strong> · <Time iso={m.at} />
-                {m.runId ? <span class="muted"> · run {m.runId}</span> : null}
-              </p>
-              <div class="body">{m.body}</div>
-            </li>
-          ))}
-        </ol>
+        <>
+          {older > 0 && <p class="note" data-testid="older">{older} older plan{older === 1 ? ' or push-back is' : 's and push-backs are'} not shown; the newest {hold.messages.length} are.</p>}
+          <ol class="thread" aria-label={`Plans and push-backs for ${hold.agent}`}>
+            {hold.messages.map((m) => (
+              <li key={m.id} class={`msg msg-${m.role}`}>
+                <p class="msg-head">
+                  <strong>{m.role === 'plan' ? `Plan ${++planNo}` : `Push-back by ${m.author}`}</strong> · <Time iso={m.at} />
+                  {m.runId ? <span class="muted"> · run <bdi>{visible(m.runId)}</bdi></span> : null}
+                </p>
+                <div class="body">{m.body}</div>
+              </li>
+            ))}
+          </ol>
+        </>
       )}
       <form class="reply" onSubmit={pushBack}>
         <label for={`reply-${hold.id}`}>Push back</label>

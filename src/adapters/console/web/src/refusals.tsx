@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, query } from './api.js';
 import { RefusalChart } from './chart.js';
-import { breakable, bytes, CHECK_LABEL } from './format.js';
+import { breakable, bytes, CHECK_LABEL, visible } from './format.js';
 import { Busy, Problem, Section, Time } from './ui.js';
 
 interface AuditEvent {
@@ -22,8 +22,9 @@ interface AuditEvent {
   shadow?: true;
   holdId?: string;
   holdKind?: 'reviewer' | 'on_demand';
-  path?: string;
-  sizeBytes?: number;
+  reason?: string;
+  path?: string | null;
+  sizeBytes?: number | null;
   maxBytes?: number;
 }
 
@@ -56,6 +57,24 @@ function bounds(f: Filters, now: number): { since: number; until: number } {
   const since = f.from ? new Date(f.from).getTime() : now - RANGE_MS['7d']!;
   const until = f.to ? new Date(f.to).getTime() : now;
   return { since, until };
+}
+
+/** Why the read guard refused, as people read it (`over` names the sizes instead). */
+const READ_GUARD_REASON: Record<string, string> = {
+  lines_over: 'the lines asked for are over the ceiling',
+  lines_unmeasured: 'the lines asked for could not be measured',
+  outside_roots: 'outside the read roots',
+  unsized: 'not a regular file',
+  bad_path: 'not one plain path',
+  withheld: 'too large for the policy to see',
+};
+
+/** The read guard's refusal: the path (isolated, so its text cannot turn the rest around), and why. */
+function readGuardWhy(e: AuditEvent) {
+  const why = e.reason === 'over' && typeof e.sizeBytes === 'number'
+    ? `${bytes(e.sizeBytes)} over ${bytes(e.maxBytes ?? 0)}`
+    : `${READ_GUARD_REASON[e.reason ?? ''] ?? e.reason ?? 'refused'} (ceiling ${bytes(e.maxBytes ?? 0)})`;
+  return <>{e.path != null ? <bdi>{visible(e.path)}</bdi> : 'no path'}: {why}</>;
 }
 
 function ruleText(r: AuditEvent['rule']): string {
@@ -155,8 +174,8 @@ function RefusalTable({ events, label }: { events: AuditEvent[]; label: string }
               <td data-label="tool"><code>{breakable(e.tool ?? '')}</code></td>
               <td data-label="code"><code>{breakable(e.code ?? '')}</code></td>
               <td data-label="why">{e.type === 'PlanRequiredBlocked' ? `${e.mode} · ${ruleText(e.rule)}`
-                : e.type === 'ReadGuardBlocked' ? `${e.path}: ${bytes(e.sizeBytes ?? 0)} over ${bytes(e.maxBytes ?? 0)}`
-                : `${e.holdKind === 'reviewer' ? 'reviewer' : 'on-demand'} hold ${e.holdId ?? ''}`}{e.runId ? ` · run ${e.runId}` : ''}</td>
+                : e.type === 'ReadGuardBlocked' ? readGuardWhy(e)
+                : `${e.holdKind === 'reviewer' ? 'reviewer' : 'on-demand'} hold ${e.holdId ?? ''}`}{e.runId ? <> · run <bdi>{visible(e.runId)}</bdi></> : ''}</td>
             </tr>
           ))}
         </tbody>
