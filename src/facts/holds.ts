@@ -65,23 +65,44 @@ export function checkNewHold(hold: NewHold, now: () => number = Date.now): Requi
 /** Checks the end of a hold; returns it with `at` filled in. */
 export function checkHoldEnd(
   agent: string,
-  end: { state: 'released' | 'cleared'; by: string; at?: number; kind?: HoldKind },
+  end: { state: 'released' | 'cleared'; by: string; at?: number; only?: HoldCondition },
   now: () => number = Date.now,
-): { agent: string; state: 'released' | 'cleared'; by: string; at: number; kind?: HoldKind } {
+): { agent: string; state: 'released' | 'cleared'; by: string; at: number; only?: HoldCondition } {
   checkAgentId(agent);
   if (typeof end !== 'object' || end === null) throw invalid('end must be an object');
   if (end.state !== 'released' && end.state !== 'cleared') {
     throw invalid(`end.state must be "released" or "cleared", got ${JSON.stringify(end.state)}`);
   }
-  const kind = checkHoldKind(end.kind);
-  return { agent, state: end.state, by: checkWho(end.by, 'end.by'), at: checkAt(end.at, 'end.at', now), ...(kind !== undefined ? { kind } : {}) };
+  const only = checkHoldCondition(end.only);
+  return { agent, state: end.state, by: checkWho(end.by, 'end.by'), at: checkAt(end.at, 'end.at', now), ...(only !== undefined ? { only } : {}) };
 }
 
-/** A hold kind to match, if given. */
-export function checkHoldKind(kind: unknown): HoldKind | undefined {
-  if (kind === undefined) return undefined;
-  if (kind !== 'reviewer' && kind !== 'on_demand') throw invalid(`kind must be "reviewer" or "on_demand", got ${JSON.stringify(kind)}`);
-  return kind;
+/**
+ * What a caller saw of the hold it acts on, for the store to check in the
+ * same step as it acts: its kind (a reviewer answers reviewer holds only),
+ * its id (the hold was not replaced meanwhile) and its newest plan (none
+ * arrived unread since: `null` for no plan yet).
+ */
+export interface HoldCondition {
+  kind?: HoldKind;
+  id?: string;
+  lastPlanId?: string | null;
+}
+
+/** A hold condition, if given, checked field by field. */
+export function checkHoldCondition(only: unknown): HoldCondition | undefined {
+  if (only === undefined) return undefined;
+  if (typeof only !== 'object' || only === null) throw invalid('only must be an object');
+  const { kind, id, lastPlanId } = only as Record<string, unknown>;
+  if (kind !== undefined && kind !== 'reviewer' && kind !== 'on_demand') throw invalid(`only.kind must be "reviewer" or "on_demand", got ${JSON.stringify(kind)}`);
+  const isId = (v: unknown): v is string => typeof v === 'string' && /^[1-9][0-9]{0,15}$/.test(v);
+  if (id !== undefined && !isId(id)) throw invalid(`only.id must be a hold id, got ${JSON.stringify(id)}`);
+  if (lastPlanId !== undefined && lastPlanId !== null && !isId(lastPlanId)) throw invalid(`only.lastPlanId must be a message id or null, got ${JSON.stringify(lastPlanId)}`);
+  return {
+    ...(kind !== undefined ? { kind: kind as HoldKind } : {}),
+    ...(id !== undefined ? { id } : {}),
+    ...(lastPlanId !== undefined ? { lastPlanId } : {}),
+  };
 }
 
 /** Checks a link role and the agent of a hold message. */
@@ -122,10 +143,20 @@ export function notHeld(agent: string, kind?: HoldKind): PlangateError {
     : new PlangateError(ErrorCode.NotHeld, `${agent} has no active ${kind === 'reviewer' ? 'reviewer' : 'on-demand'} hold`);
 }
 
-/** The active hold `h` when it is of `kind` (any kind when none is asked); else the `not_held` error to throw. */
-export function heldAs<H extends { kind: HoldKind }>(agent: string, h: H | undefined, kind: HoldKind | undefined): H {
-  if (h === undefined || (kind !== undefined && h.kind !== kind)) throw notHeld(agent, kind);
-  return h;
+/**
+ * The active hold when it meets `only`: `not_held` when there is none, or
+ * none of the kind asked; `conflict` when it is another hold than the one
+ * the caller saw, or has a newer plan than the one the caller read.
+ */
+export function heldAs(agent: string, hold: Hold | undefined, only: HoldCondition | undefined): Hold {
+  if (hold === undefined || (only?.kind !== undefined && hold.kind !== only.kind)) throw notHeld(agent, only?.kind);
+  if (only?.id !== undefined && hold.id !== only.id) {
+    throw new PlangateError(ErrorCode.Conflict, `${agent}'s active hold is hold ${hold.id}, not hold ${only.id}: it was replaced; look again before acting`);
+  }
+  if (only?.lastPlanId !== undefined && hold.lastPlanId !== only.lastPlanId) {
+    throw new PlangateError(ErrorCode.Conflict, `${agent} has sent a plan since (plan #${hold.lastPlanId ?? '?'}): read it before acting`);
+  }
+  return hold;
 }
 
 /** The error for an agent that already has an active hold. */

@@ -6,6 +6,7 @@
  * Every method is async so that a networked driver fits the same port.
  */
 import type { Delegation, HoldKind, Lineage, MessageFact, NewDelegation, NewMessage, NewRun, Run, StoredMessage } from '../core/types.js';
+import type { HoldCondition } from './holds.js';
 
 export interface Crew {
   id: string;
@@ -127,13 +128,12 @@ export interface HoldStore {
   /**
    * Posts `message` and links it to the agent's active hold as `role`, in one
    * step, counting it on the hold. Fails with `not_held` when there is none,
-   * or, with `kind`, when the active one is of another kind (checked in the
-   * same step: a reviewer answers reviewer holds only, even if an operator
-   * replaced the hold meanwhile).
+   * and, with `only`, when the active hold is not the one the caller saw
+   * (checked in the same step, see HoldCondition in ./holds.ts).
    */
-  postHoldMessage(agent: string, role: HoldMessageRole, message: NewMessage, kind?: HoldKind): Promise<{ hold: Hold; message: StoredMessage }>;
-  /** Ends the agent's active hold (with `kind`, only one of that kind). Fails with `not_held` when there is none. */
-  endHold(agent: string, end: { state: 'released' | 'cleared'; by: string; at?: number; kind?: HoldKind }): Promise<Hold>;
+  postHoldMessage(agent: string, role: HoldMessageRole, message: NewMessage, only?: HoldCondition): Promise<{ hold: Hold; message: StoredMessage }>;
+  /** Ends the agent's active hold (with `only`, if it is still the one the caller saw). Fails with `not_held` when there is none. */
+  endHold(agent: string, end: { state: 'released' | 'cleared'; by: string; at?: number; only?: HoldCondition }): Promise<Hold>;
   listHolds(query?: HoldQuery): Promise<Hold[]>;
   /** The newest `limit` messages linked to a hold (default 100, at most 1000), oldest of them first. */
   holdMessages(holdId: string, limit?: number): Promise<Array<{ role: HoldMessageRole; message: StoredMessage }>>;

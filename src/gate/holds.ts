@@ -6,6 +6,7 @@
  * is audited, never with a message body.
  */
 import { ErrorCode, PlangateError } from '../core/errors.js';
+import type { HoldCondition } from '../facts/holds.js';
 import { agentThread, isValidId } from '../core/threads.js';
 import type { AuthorKind, EffectivePlanningSettings, HoldKind, StoredMessage } from '../core/types.js';
 import type { AuditEvent } from '../audit/port.js';
@@ -38,17 +39,18 @@ export interface Holds {
   submitPlan(agent: string, plan: { body: string; runId?: string }): Promise<HoldMessage>;
   /**
    * The reviewer's push-back: a `pushback` message in the agent's thread,
-   * linked to the hold, which stays. With `kind`, only on a hold of that kind
-   * (`not_held` otherwise, checked in the same step as the post).
+   * linked to the hold, which stays. With `only`, only on the hold the caller
+   * saw (`not_held` or `conflict` otherwise, checked in the same step).
    */
-  pushBack(agent: string, options: { by: string; body: string; byKind?: AuthorKind; kind?: HoldKind }): Promise<HoldMessage>;
+  pushBack(agent: string, options: { by: string; body: string; byKind?: AuthorKind; only?: HoldCondition }): Promise<HoldMessage>;
   /**
    * The reviewer approves the direction: the hold lifts (recording who and
-   * when). Not approval of the work. With `kind`, only a hold of that kind.
+   * when). Not approval of the work. With `only`, only the hold the caller
+   * saw, with no plan newer than the one it read.
    */
-  release(agent: string, options: { by: string; kind?: HoldKind }): Promise<Hold>;
-  /** An operator clears the hold (recording who and when). */
-  unblock(agent: string, options: { by: string }): Promise<Hold>;
+  release(agent: string, options: { by: string; only?: HoldCondition }): Promise<Hold>;
+  /** An operator clears the hold (recording who and when); with `only`, only the hold the caller saw. */
+  unblock(agent: string, options: { by: string; only?: HoldCondition }): Promise<Hold>;
   /** The agent's active hold, if any. */
   get(agent: string): Promise<Hold | undefined>;
   /** Active holds (or every hold with `all`), newest first. */
@@ -128,12 +130,12 @@ export function createHolds(options: HoldsOptions): Holds {
       return linked;
     },
 
-    async pushBack(agent, { by, body, byKind = 'human', kind }) {
+    async pushBack(agent, { by, body, byKind = 'human', only }) {
       checkAgent(agent);
       const at = clock();
       const linked = await store.postHoldMessage(agent, 'pushback', {
         thread: agentThread(agent), author: by, authorKind: byKind, kind: 'pushback', body, at,
-      }, kind);
+      }, only);
       learn(agent, linked.hold);
       await audit({
         type: 'HoldPushedBack', time: iso(at), agent, holdId: linked.hold.id, messageId: linked.message.id, by, pushBacks: linked.hold.pushBacks,
@@ -141,9 +143,9 @@ export function createHolds(options: HoldsOptions): Holds {
       return linked;
     },
 
-    async release(agent, { by, kind }) {
+    async release(agent, { by, only }) {
       checkAgent(agent);
-      const hold = await store.endHold(agent, { state: 'released', by, at: clock(), ...(kind !== undefined ? { kind } : {}) });
+      const hold = await store.endHold(agent, { state: 'released', by, at: clock(), ...(only !== undefined ? { only } : {}) });
       learn(agent, undefined);
       await audit({
         type: 'HoldReleased', time: iso(hold.releasedAt ?? clock()), agent, holdId: hold.id, by, plans: hold.plans, pushBacks: hold.pushBacks,
@@ -151,9 +153,9 @@ export function createHolds(options: HoldsOptions): Holds {
       return hold;
     },
 
-    async unblock(agent, { by }) {
+    async unblock(agent, { by, only }) {
       checkAgent(agent);
-      const hold = await store.endHold(agent, { state: 'cleared', by, at: clock() });
+      const hold = await store.endHold(agent, { state: 'cleared', by, at: clock(), ...(only !== undefined ? { only } : {}) });
       learn(agent, undefined);
       await audit({ type: 'HoldUnblocked', time: iso(hold.clearedAt ?? clock()), agent, holdId: hold.id, by });
       return hold;

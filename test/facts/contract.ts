@@ -746,16 +746,23 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         expect(await store.listThread('agent:W', 5)).toEqual([]);
       });
 
-      it('acts on a hold of the kind asked for only, in the same step: another kind is not_held and changes nothing', async () => {
-        await store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops', placedAt: 1 });
-        await expectCode(store.endHold('W', { state: 'released', by: 'rev', at: 5, kind: 'reviewer' }), ErrorCode.NotHeld, /W has no active reviewer hold/);
-        await expectCode(store.postHoldMessage('W', 'pushback', { thread: 'agent:W', author: 'rev', authorKind: 'human', kind: 'pushback', body: 'no', at: 6 }, 'reviewer'), ErrorCode.NotHeld, /reviewer hold/);
-        expect(await store.activeHold('W')).toMatchObject({ kind: 'on_demand', state: 'active', pushBacks: 0 });
-        expect(await store.listThread('agent:W', 5)).toEqual([]);
-        await expectCode(store.endHold('W', { state: 'released', by: 'rev', kind: 'someone' as 'reviewer' }), ErrorCode.InvalidInput, /kind/);
-        // The kind it is: acted on.
-        expect((await store.postHoldMessage('W', 'pushback', { thread: 'agent:W', author: 'ops', authorKind: 'human', kind: 'pushback', body: 'why', at: 7 }, 'on_demand')).hold.pushBacks).toBe(1);
-        expect(await store.endHold('W', { state: 'cleared', by: 'ops', at: 8, kind: 'on_demand' })).toMatchObject({ state: 'cleared' });
+      it('acts on the hold the caller saw only, in the same step: another kind, hold or newer plan changes nothing', async () => {
+        const hold = await store.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops', placedAt: 1 });
+        const pushback = (body: string, at: number) => ({ thread: 'agent:W', author: 'rev', authorKind: 'human' as const, kind: 'pushback', body, at });
+        await expectCode(store.endHold('W', { state: 'released', by: 'rev', at: 5, only: { kind: 'reviewer' } }), ErrorCode.NotHeld, /W has no active reviewer hold/);
+        await expectCode(store.postHoldMessage('W', 'pushback', pushback('no', 6), { kind: 'reviewer' }), ErrorCode.NotHeld, /reviewer hold/);
+        // Another hold than the one seen (it was replaced), or a plan newer than the one read: conflict.
+        await expectCode(store.endHold('W', { state: 'cleared', by: 'ops', only: { id: String(Number(hold.id) + 1000) } }), ErrorCode.Conflict, /replaced/);
+        const plan1 = await store.postHoldMessage('W', 'plan', plan('a plan', 7));
+        await expectCode(store.endHold('W', { state: 'released', by: 'rev', only: { id: hold.id, lastPlanId: null } }), ErrorCode.Conflict, /sent a plan since/);
+        await expectCode(store.postHoldMessage('W', 'pushback', pushback('stale', 8), { lastPlanId: null }), ErrorCode.Conflict, /sent a plan since/);
+        expect(await store.activeHold('W')).toMatchObject({ id: hold.id, kind: 'on_demand', state: 'active', plans: 1, pushBacks: 0 });
+        expect((await store.listThread('agent:W', 5)).map((m) => m.body)).toEqual(['a plan']);
+        await expectCode(store.endHold('W', { state: 'released', by: 'rev', only: { kind: 'someone' as 'reviewer' } }), ErrorCode.InvalidInput, /kind/);
+        await expectCode(store.endHold('W', { state: 'released', by: 'rev', only: { id: 'x' } }), ErrorCode.InvalidInput, /id/);
+        // As seen: acted on.
+        expect((await store.postHoldMessage('W', 'pushback', pushback('why', 9), { kind: 'on_demand', id: hold.id, lastPlanId: plan1.message.id })).hold.pushBacks).toBe(1);
+        expect(await store.endHold('W', { state: 'cleared', by: 'ops', at: 10, only: { kind: 'on_demand', id: hold.id, lastPlanId: plan1.message.id } })).toMatchObject({ state: 'cleared' });
       });
 
       it('ends a hold as released or cleared, recording who and when; the hold stays as history', async () => {

@@ -139,4 +139,23 @@ describe('planning holds over HTTP', () => {
     }
     expect(await s.pg.gate.holds.get('0xBOT')).toMatchObject({ kind: 'on_demand', state: 'active', pushBacks: 0 });
   });
+  it('acts only on the hold and the newest plan the caller names: 409 conflict for a stale view, and nothing changes', async () => {
+    await call(s.url, 'POST', '/v1/holds/0xBOT/unblock', op()); // a hold an earlier case left
+    const placed = await call(s.url, 'POST', '/v1/holds/0xBOT', op({ task: 'look first' }));
+    expect(placed.status).toBe(201);
+    const holdId = placed.json.hold.id as string;
+    const plan = await call(s.url, 'POST', '/v1/holds/0xBOT/plan', { token: TOKENS.bot, json: { body: 'the plan' } });
+    expect(plan.status).toBe(201);
+    // The reviewer's page still showed no plan, or another hold: conflict.
+    const unread = await call(s.url, 'POST', '/v1/holds/0xBOT/release', op({ holdId, lastPlanId: null }));
+    const replaced = await call(s.url, 'POST', '/v1/holds/0xBOT/push-back', op({ body: 'why?', holdId: String(Number(holdId) + 99), lastPlanId: plan.json.message.id }));
+    expect([unread.status, unread.json.error.code, replaced.status, replaced.json.error.code]).toEqual([409, 'conflict', 409, 'conflict']);
+    expect(unread.json.error.message).toMatch(/has sent a plan since/);
+    expect(await s.pg.gate.holds.get('0xBOT')).toMatchObject({ id: holdId, state: 'active', pushBacks: 0 });
+    // As seen: done.
+    const released = await call(s.url, 'POST', '/v1/holds/0xBOT/release', op({ holdId, lastPlanId: plan.json.message.id }));
+    expect([released.status, released.json.hold.state]).toEqual([200, 'released']);
+    const bad = await call(s.url, 'POST', '/v1/holds/0xBOT/unblock', op({ holdId: 'seven' }));
+    expect(bad.status).toBe(400);
+  });
 });

@@ -3,7 +3,7 @@
  * without awaiting in between, so it is atomic within the process.
  */
 import type { NewMessage, StoredMessage } from '../../core/types.js';
-import { alreadyHeld, checkHoldEnd, checkHoldKind, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs } from '../holds.js';
+import { alreadyHeld, checkHoldEnd, checkHoldCondition, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs } from '../holds.js';
 import type { Hold, HoldMessageRole, HoldStore } from '../port.js';
 
 /**
@@ -53,10 +53,12 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
     },
     readActiveHold,
 
-    async postHoldMessage(agent, role, message, kind) {
+    async postHoldMessage(agent, role, message, only) {
       assertOpen();
       checkHoldMessage(agent, role);
-      const h = heldAs(agent, active.get(agent), checkHoldKind(kind));
+      const found = active.get(agent);
+      heldAs(agent, found && copy(found), checkHoldCondition(only));
+      const h = found as NonNullable<typeof found>;
       const stored = insert(message);
       let list = links.get(h.id);
       if (!list) links.set(h.id, (list = []));
@@ -73,7 +75,9 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
     async endHold(agent, end) {
       assertOpen();
       const e = checkHoldEnd(agent, end);
-      const h = heldAs(e.agent, active.get(e.agent), e.kind);
+      const found = active.get(e.agent);
+      heldAs(e.agent, found && copy(found), e.only);
+      const h = found as NonNullable<typeof found>;
       h.state = e.state;
       if (e.state === 'released') {
         h.releasedBy = e.by;

@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { StoredMessage } from '../../core/types.js';
-import { alreadyHeld, checkHoldEnd, checkHoldKind, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs, notHeld } from '../holds.js';
+import { alreadyHeld, checkHoldEnd, checkHoldCondition, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs, notHeld } from '../holds.js';
 import type { HoldStore } from '../port.js';
 import { toHold, toLinked, type HoldRow, type LinkRow } from '../rows.js';
 import { checkNewMessage } from '../validate.js';
@@ -36,11 +36,13 @@ export function createPostgresHolds(pool: pg.Pool, run: Runner): HoldStore {
         return row ? toHold(row) : undefined;
       }),
 
-    postHoldMessage: (agent, role, message, kind) =>
+    postHoldMessage: (agent, role, message, only) =>
       run('postHoldMessage', () =>
         inTransaction(pool, async (c) => {
           checkHoldMessage(agent, role);
-          const h = heldAs(agent, (await c.query<HoldRow>(HOLD_SQL.activeHoldForUpdate, [agent])).rows[0], checkHoldKind(kind));
+          const row = (await c.query<HoldRow>(HOLD_SQL.activeHoldForUpdate, [agent])).rows[0];
+          heldAs(agent, row && toHold(row), checkHoldCondition(only));
+          const h = row as HoldRow;
           const m = checkNewMessage(message);
           const ins = await c.query<{ id: number }>(SQL.insertMessage, [m.thread, m.author, m.authorKind, m.kind, m.body, m.at, m.runId ?? null]);
           const id = ins.rows[0]?.id as number;
@@ -56,9 +58,17 @@ export function createPostgresHolds(pool: pg.Pool, run: Runner): HoldStore {
     endHold: (agent, e) =>
       run('endHold', async () => {
         const x = checkHoldEnd(agent, e);
-        const row = (await pool.query<HoldRow>(HOLD_SQL.end, [x.agent, x.state, x.by, x.at, x.kind ?? null])).rows[0];
-        if (!row) throw notHeld(x.agent, x.kind);
-        return toHold(row);
+        if (x.only === undefined) {
+          const row = (await pool.query<HoldRow>(HOLD_SQL.end, [x.agent, x.state, x.by, x.at])).rows[0];
+          if (!row) throw notHeld(x.agent);
+          return toHold(row);
+        }
+        // The hold the caller saw: locked, checked, then ended, in one transaction.
+        return inTransaction(pool, async (c) => {
+          const active = (await c.query<HoldRow>(HOLD_SQL.activeHoldForUpdate, [x.agent])).rows[0];
+          heldAs(x.agent, active && toHold(active), x.only);
+          return toHold((await c.query<HoldRow>(HOLD_SQL.end, [x.agent, x.state, x.by, x.at])).rows[0] as HoldRow);
+        });
       }),
 
     listHolds: (query) =>

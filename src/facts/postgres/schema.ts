@@ -93,7 +93,7 @@ export const HOLD_SQL = {
   end: `UPDATE holds SET state = $2,
       released_by = CASE WHEN $2 = 'released' THEN $3 END, released_at = CASE WHEN $2 = 'released' THEN $4::bigint END,
       cleared_by = CASE WHEN $2 = 'cleared' THEN $3 END, cleared_at = CASE WHEN $2 = 'cleared' THEN $4::bigint END
-    WHERE agent = $1 AND state = 'active' AND ($5::text IS NULL OR kind = $5::text)
+    WHERE agent = $1 AND state = 'active'
     RETURNING ${HOLD_COLUMNS}`,
   countPlan: `UPDATE holds SET plans = plans + 1, last_plan_id = $1 WHERE id = $2 RETURNING ${HOLD_COLUMNS}`,
   countPushBack: `UPDATE holds SET push_backs = push_backs + 1 WHERE id = $1 RETURNING ${HOLD_COLUMNS}`,

@@ -4,8 +4,8 @@
  * hold per agent" hold even across processes sharing the file.
  */
 import type Database from 'better-sqlite3';
-import type { AuthorKind, HoldKind, NewMessage, StoredMessage } from '../../core/types.js';
-import { alreadyHeld, checkHoldEnd, checkHoldKind, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs } from '../holds.js';
+import type { AuthorKind, NewMessage, StoredMessage } from '../../core/types.js';
+import { alreadyHeld, checkHoldEnd, checkHoldCondition, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs, type HoldCondition } from '../holds.js';
 import type { Hold, HoldMessageRole, HoldStore } from '../port.js';
 import { toHold, toLinked, type HoldRow, type LinkRow } from '../rows.js';
 import { checkNewMessage } from '../validate.js';
@@ -47,9 +47,11 @@ export function createSqliteHolds(db: Database.Database): HoldStore & { readActi
     return toHold(st.getHold.get(info.lastInsertRowid) as HoldRow);
   });
 
-  const post = db.transaction((agent: string, role: HoldMessageRole, message: NewMessage, kind: HoldKind | undefined) => {
+  const post = db.transaction((agent: string, role: HoldMessageRole, message: NewMessage, only: HoldCondition | undefined) => {
     checkHoldMessage(agent, role);
-    const h = heldAs(agent, st.activeHold.get(agent), checkHoldKind(kind));
+    const row = st.activeHold.get(agent);
+    heldAs(agent, row && toHold(row), checkHoldCondition(only));
+    const h = row as HoldRow;
     const m = checkNewMessage(message);
     const info = st.insertMessage.run(m.thread, m.author, m.authorKind, m.kind, m.body, m.at, m.runId ?? null);
     st.link.run(h.id, info.lastInsertRowid, role);
@@ -61,7 +63,9 @@ export function createSqliteHolds(db: Database.Database): HoldStore & { readActi
 
   const end = db.transaction((agent: string, e: Parameters<HoldStore['endHold']>[1]): Hold => {
     const x = checkHoldEnd(agent, e);
-    const h = heldAs(x.agent, st.activeHold.get(x.agent), x.kind);
+    const row = st.activeHold.get(x.agent);
+    heldAs(x.agent, row && toHold(row), x.only);
+    const h = row as HoldRow;
     (x.state === 'released' ? st.release : st.clear).run(x.by, x.at, h.id);
     return toHold(st.getHold.get(h.id) as HoldRow);
   });
@@ -74,8 +78,8 @@ export function createSqliteHolds(db: Database.Database): HoldStore & { readActi
       return guard('activeHold', () => readActiveHold(agent));
     },
     readActiveHold,
-    async postHoldMessage(agent, role, message, kind) {
-      return guard('postHoldMessage', () => post.immediate(agent, role, message, kind));
+    async postHoldMessage(agent, role, message, only) {
+      return guard('postHoldMessage', () => post.immediate(agent, role, message, only));
     },
     async endHold(agent, e) {
       return guard('endHold', () => end.immediate(agent, e));

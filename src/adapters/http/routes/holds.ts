@@ -15,6 +15,7 @@
  *   POST /v1/holds/:agent/unblock     operator  an operator clears the hold
  */
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
+import type { HoldCondition } from '../../../facts/holds.js';
 import type { Principal } from '../auth.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
@@ -135,17 +136,24 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
   });
 
   /**
-   * A reviewer answers for reviewer holds only: an on-demand hold is lifted by
-   * an operator (403). The kind a reviewer may act on, for the store to check
-   * again in the step that acts (a hold replaced meanwhile is `not_held`).
+   * What the store must find in the step that acts: for a reviewer, a
+   * reviewer hold (an on-demand hold is lifted by an operator: 403 here, and
+   * `not_held` if one replaced the reviewer hold meanwhile); and the hold and
+   * newest plan the caller saw, when it names them (`conflict` otherwise).
    */
-  async function reviewerMayAct(principal: Principal | undefined, agent: string): Promise<{ kind?: 'reviewer' }> {
-    if (principal?.role !== 'reviewer') return {};
-    const hold = await deps.gate.holds.get(agent);
-    if (hold && hold.kind !== 'reviewer') {
-      throw new HttpError(HttpCode.Forbidden, `${agent}'s hold was placed on demand by an operator; a reviewer pushes back on and releases reviewer holds only`);
+  async function condition(principal: Principal | undefined, agent: string, b: { holdId?: string; lastPlanId?: string | null }): Promise<{ only?: HoldCondition }> {
+    const only: HoldCondition = {
+      ...(b.holdId !== undefined ? { id: b.holdId } : {}),
+      ...(b.lastPlanId !== undefined ? { lastPlanId: b.lastPlanId } : {}),
+    };
+    if (principal?.role === 'reviewer') {
+      const hold = await deps.gate.holds.get(agent);
+      if (hold && hold.kind !== 'reviewer') {
+        throw new HttpError(HttpCode.Forbidden, `${agent}'s hold was placed on demand by an operator; a reviewer pushes back on and releases reviewer holds only`);
+      }
+      only.kind = 'reviewer';
     }
-    return { kind: 'reviewer' };
+    return Object.keys(only).length > 0 ? { only } : {};
   }
 
   router.add({
@@ -154,8 +162,8 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
     roles: ['operator', 'reviewer'],
     body: { schema: 'hold-push-back' },
     async handle(ctx) {
-      const b = ctx.body as { body: string; by?: string; byKind?: 'human' | 'agent' };
-      const only = await reviewerMayAct(ctx.principal, agentParam(ctx.params));
+      const b = ctx.body as { body: string; by?: string; byKind?: 'human' | 'agent'; holdId?: string; lastPlanId?: string | null };
+      const only = await condition(ctx.principal, agentParam(ctx.params), b);
       const { hold, message } = await deps.gate.holds.pushBack(agentParam(ctx.params), {
         by: who(ctx.principal, b.by),
         body: b.body,
@@ -173,11 +181,11 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
       roles: action === 'release' ? ['operator', 'reviewer'] : ['operator'],
       body: 'json',
       async handle(ctx) {
-        const b = checkSchema<{ by?: string }>('hold-end', ctx.body ?? {});
+        const b = checkSchema<{ by?: string; holdId?: string; lastPlanId?: string | null }>('hold-end', ctx.body ?? {});
         const by = who(ctx.principal, b.by);
         const agent = agentParam(ctx.params);
-        const only = await reviewerMayAct(ctx.principal, agent);
-        const hold = action === 'release' ? await deps.gate.holds.release(agent, { by, ...only }) : await deps.gate.holds.unblock(agent, { by });
+        const only = await condition(ctx.principal, agent, b);
+        const hold = action === 'release' ? await deps.gate.holds.release(agent, { by, ...only }) : await deps.gate.holds.unblock(agent, { by, ...only });
         return { body: { hold } };
       },
     });

@@ -61,6 +61,9 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const base = `/v1/holds/${seg(hold.agent)}`;
+  // What this card shows: the server acts only on this hold, with no plan newer than the last one shown (409 otherwise).
+  const lastPlanId = [...hold.messages].reverse().find((m) => m.role === 'plan')?.id ?? null;
+  const seen = { holdId: hold.id, lastPlanId };
 
   async function act(label: string, path: string, body: unknown): Promise<boolean> {
     setBusy(label);
@@ -79,7 +82,7 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
   async function pushBack(e: Event): Promise<void> {
     e.preventDefault();
     if (!reply.trim()) return setError(new Error('Write what the agent should reconsider first.'));
-    if (await act('Sending the push-back…', `${base}/push-back`, { body: reply })) setReply('');
+    if (await act('Sending the push-back…', `${base}/push-back`, { body: reply, ...seen })) setReply('');
   }
 
   const titleId = `hold-${hold.id}`;
@@ -120,10 +123,10 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
         <div class="actions">
           <button type="submit" disabled={busy !== null}>Push back</button>
           <button type="button" class="primary" disabled={busy !== null}
-            onClick={() => void act('Releasing…', `${base}/release`, {})}>Release</button>
+            onClick={() => void act('Releasing…', `${base}/release`, seen)}>Release</button>
           {me.role === 'operator' && (
             <button type="button" class="danger" disabled={busy !== null}
-              onClick={() => void act('Unblocking…', `${base}/unblock`, {})}>Unblock</button>
+              onClick={() => void act('Unblocking…', `${base}/unblock`, { holdId: hold.id })}>Unblock</button>
           )}
         </div>
       </form>
