@@ -5,6 +5,7 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BODY_BYTES_PER_HOLD } from '../../src/adapters/http/routes/review.js';
 import { call, serve, TOKENS, type Served } from './support.js';
 
 let s: Served;
@@ -118,6 +119,23 @@ describe('the review queue', () => {
     expect(q.json.holds[0].placedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/unblock', op())).status).toBe(200);
     expect((await call(s.url, 'GET', '/v1/review/queue', op())).json.holds).toEqual([]);
+  });
+
+  it('carries at most 1 MiB of a hold\'s bodies, the newest, and the hold\'s newest plan however it was cut', async () => {
+    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER', op())).status).toBe(201);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await call(s.url, 'POST', '/v1/holds/0xWORKER/plan', { token: TOKENS.worker, json: { body: `${i} `.padEnd(65_000, 'x') } });
+      ids.push(r.json.message.id as string);
+    }
+    const q = await call(s.url, 'GET', '/v1/review/queue', op());
+    const entry = q.json.holds[0] as { plans: number; lastPlanId: string; messages: Array<{ id: string; body: string }> };
+    expect(entry.plans).toBe(20);
+    expect(entry.lastPlanId).toBe(ids[19]);
+    // The newest plans, as many as fit in 1 MiB: 16 of 65,000 bytes.
+    expect(entry.messages.map((m) => m.id)).toEqual(ids.slice(4));
+    expect(Buffer.byteLength(entry.messages.map((m) => m.body).join(''))).toBeLessThanOrEqual(BODY_BYTES_PER_HOLD);
+    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/unblock', op())).status).toBe(200);
   });
 
   it('is for reviewers too: the stream opens with a reviewer token', async () => {

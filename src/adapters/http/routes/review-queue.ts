@@ -25,6 +25,9 @@ export interface QueueEntry {
   placedAt: string;
   plans: number;
   pushBacks: number;
+  /** The hold's newest plan (null: none yet), whether or not `messages` still carries it: what a release names as read. */
+  lastPlanId: string | null;
+  /** The newest messages, oldest of them first, as many as fit the queue's bounds. */
   messages: QueueMessage[];
 }
 

@@ -27,8 +27,14 @@ export const QUEUE_POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 /** At most this many holds are in the queue (the newest). */
 const QUEUE_LIMIT = 100;
-/** At most this many plans and push-backs per hold: the newest, oldest of them first (the latest plan is always there). */
+/** At most this many plans and push-backs per hold: the newest, oldest of them first. */
 const MESSAGES_PER_HOLD = 200;
+/**
+ * At most this many bytes of bodies per hold (the newest message is always
+ * there): an agent posting plan after plan of 64 KiB must not make every
+ * event of the stream tens of megabytes.
+ */
+export const BODY_BYTES_PER_HOLD = 1024 * 1024;
 
 /**
  * The queue now: the newest {@link QUEUE_LIMIT} active holds (a reviewer's:
@@ -58,7 +64,8 @@ export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>, forReviewer = fa
     placedAt: new Date(h.placedAt).toISOString(),
     plans: h.plans,
     pushBacks: h.pushBacks,
-    messages: (await deps.gate.holds.messages(h.id, MESSAGES_PER_HOLD)).map(({ role, message: m }) => ({
+    lastPlanId: h.lastPlanId,
+    messages: newestWithin(await deps.gate.holds.messages(h.id, MESSAGES_PER_HOLD), BODY_BYTES_PER_HOLD).map(({ role, message: m }) => ({
       role,
       id: m.id,
       author: m.author,
@@ -69,6 +76,18 @@ export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>, forReviewer = fa
     })),
   })));
   return { holds: entries, limit: QUEUE_LIMIT, limitReached: picked.length > QUEUE_LIMIT };
+}
+
+/** The newest of `messages` (oldest first) whose bodies fit in `bytes`, and at least the newest one. */
+function newestWithin<M extends { message: { body: string } }>(messages: M[], bytes: number): M[] {
+  let total = 0;
+  let from = messages.length;
+  while (from > 0) {
+    total += Buffer.byteLength((messages[from - 1] as M).message.body);
+    if (total > bytes && from < messages.length) break;
+    from -= 1;
+  }
+  return messages.slice(from);
 }
 
 type Listener = (text: string) => void;

@@ -62,7 +62,7 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
   const [error, setError] = useState<unknown>(null);
   const base = `/v1/holds/${seg(hold.agent)}`;
   // What this card shows: the server acts only on this hold, with no plan newer than the last one shown (409 otherwise).
-  const lastPlanId = [...hold.messages].reverse().find((m) => m.role === 'plan')?.id ?? null;
+  const lastPlanId = hold.lastPlanId;
   const seen = { holdId: hold.id, lastPlanId };
 
   async function act(label: string, path: string, body: unknown): Promise<boolean> {
