@@ -163,6 +163,22 @@ describe.runIf(browser === 'yes')('the console in a browser', () => {
     await page.close();
   });
 
+  it('says when the queue cannot be read, instead of showing it as live, and is live again when it can', async () => {
+    const page = await b.newPage();
+    await signIn(page, TOKENS.operator);
+    const state = page.getByTestId('stream-state');
+    await state.filter({ hasText: 'Live' }).waitFor();
+    const list = s.pg.gate.holds.list;
+    s.pg.gate.holds.list = async () => { throw new Error('SQLITE_IOERR: disk I/O error'); };
+    try {
+      await state.filter({ hasText: 'The queue cannot be read right now' }).waitFor({ timeout: 10_000 });
+    } finally {
+      s.pg.gate.holds.list = list;
+    }
+    await state.filter({ hasText: 'Live' }).waitFor({ timeout: 10_000 });
+    await page.close();
+  });
+
   it('the refusals table filtered by crew shows the refused calls of that crew; shadow would-be refusals appear apart, per rule', async () => {
     expect((await call(s.url, 'PUT', '/v1/rules/plan-required/agents/0xBOT', op({ mode: 'side_effects', enforce: false }))).status).toBe(200);
     // 0xWORKER (crew trading) is held again, so its call is refused by the hold: a refusal outside desk, by another check.

@@ -90,7 +90,8 @@ function newestWithin<M extends { message: { body: string } }>(messages: M[], by
   return messages.slice(from);
 }
 
-type Listener = (text: string) => void;
+/** A poll's outcome for a stream: the queue as JSON, or why it could not be read. */
+type Listener = (polled: { queue: string } | { unavailable: string }) => void;
 
 /** One poll loop for every open stream: it runs while somebody listens. */
 function queueWatch(load: () => Promise<QueueAnswer>, pollMs: number) {
@@ -102,12 +103,14 @@ function queueWatch(load: () => Promise<QueueAnswer>, pollMs: number) {
     if (polling) return;
     polling = true;
     try {
-      const text = JSON.stringify(await load());
+      const queue = JSON.stringify(await load());
       // Every listener is given every poll and drops what it already sent: one that joined after a
       // change was polled (its first read older than that poll) still gets the change.
-      for (const l of listeners) l(text);
+      for (const l of listeners) l({ queue });
     } catch {
-      // A failing store is retried at the next tick; the streams stay open.
+      // A failing store is retried at the next tick; the streams stay open and say so, so that a
+      // page does not show a queue as live that nobody can read.
+      for (const l of listeners) l({ unavailable: 'the store cannot be read; retrying' });
     } finally {
       polling = false;
     }
@@ -160,10 +163,18 @@ export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
           contentType: 'text/event-stream; charset=utf-8',
           run: (write, signal) => new Promise<void>((done) => {
             let sent = first;
-            const send = (text: string): void => {
-              if (text === sent) return;
-              sent = text;
-              write(`event: queue\ndata: ${text}\n\n`);
+            let down = false;
+            const send = (polled: { queue: string } | { unavailable: string }): void => {
+              if ('unavailable' in polled) {
+                if (!down) write(`event: unavailable\ndata: ${JSON.stringify({ reason: polled.unavailable })}\n\n`);
+                down = true;
+                return;
+              }
+              // After an outage the queue is sent again even if unchanged: it says the queue is live again.
+              if (polled.queue === sent && !down) return;
+              sent = polled.queue;
+              down = false;
+              write(`event: queue\ndata: ${polled.queue}\n\n`);
             };
             write(`retry: 2000\nevent: queue\ndata: ${first}\n\n`);
             const unsubscribe = watch.subscribe(send);

@@ -17,6 +17,7 @@ const STATE_LABEL: Record<StreamState, string> = {
   live: 'Live',
   retrying: 'Connection lost — reconnecting…',
   refused: 'Not allowed',
+  unavailable: 'The queue cannot be read right now — retrying…',
 };
 
 export function HoldsPage({ me }: { me: Principal }) {
@@ -27,11 +28,21 @@ export function HoldsPage({ me }: { me: Principal }) {
 
   useEffect(() => follow('/v1/review/queue/events', {
     onEvent(name, data) {
-      if (name === 'queue') setQueue(JSON.parse(data) as QueueAnswer);
+      if (name === 'queue') {
+        setQueue(JSON.parse(data) as QueueAnswer);
+        setState('live');
+        setDetail(undefined);
+      } else if (name === 'unavailable') {
+        // The connection is up, but the server cannot read the queue: what is shown may be stale.
+        setState('unavailable');
+        setDetail(undefined);
+      }
     },
     onState(s, d) {
       setState(s);
       setDetail(d);
+      // A token no longer accepted: nothing stays on screen to act on.
+      if (s === 'refused') setQueue(null);
     },
   }), []);
 

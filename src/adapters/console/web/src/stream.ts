@@ -6,7 +6,7 @@
 import { createParser } from 'eventsource-parser';
 import { savedToken } from './session.js';
 
-export type StreamState = 'connecting' | 'live' | 'retrying' | 'refused';
+export type StreamState = 'connecting' | 'live' | 'retrying' | 'refused' | 'unavailable';
 
 export interface StreamHandlers {
   onEvent(name: string, data: string): void;
