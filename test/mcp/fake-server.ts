@@ -3,14 +3,15 @@
  * low-level `Server`: its first argument (JSON) gives its serverInfo, the tools it
  * lists (as given, unchecked), and how it misbehaves (`hangInitialize`: it
  * never answers initialize; `stderrFlood`: bytes written to stderr at start;
- * `callMs`: how long a call takes).
+ * `callMs`: how long a call takes; `listLog`: a file that records each
+ * tools/list).
  *
  * `node --import tsx fake-server.ts SPEC`
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ListToolsRequestSchema, CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 
 interface Spec {
   name?: string;
@@ -22,6 +23,8 @@ interface Spec {
   pidFile?: string;
   /** How long a tools/call takes to answer (ms). */
   callMs?: number;
+  /** A file that gets a line for every tools/list request. */
+  listLog?: string;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as Spec;
@@ -36,6 +39,7 @@ if (spec.hangInitialize) {
   const server = new Server({ name: spec.name ?? 'fake', version: spec.version ?? '1.0.0' }, { capabilities: { tools: {} } });
   const tools = spec.tools ?? [];
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
+    if (spec.listLog) appendFileSync(spec.listLog, 'tools/list\n');
     const page = Number(req.params?.cursor ?? 0);
     const pages = spec.pages ?? 1;
     return { tools: page === 0 ? tools : [], ...(page + 1 < pages ? { nextCursor: String(page + 1) } : {}) } as never;

@@ -4,10 +4,14 @@
  * tool added after start, an upstream that exits and comes back, and what
  * passes through (progress, cancellation, sampling, elicitation, logging).
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { recorderHttp } from './recorder.js';
 import { call, closeAfterEach, fsUpstream, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
+
+const FAKE_SERVER = resolve(import.meta.dirname, 'fake-server.ts');
 
 const OPEN = `
 planRequired:
@@ -24,6 +28,29 @@ async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Prom
 
 describe('plangate mcp with several upstreams', () => {
   const closers = closeAfterEach();
+
+  it('reads the tool lists again for unknown names at most once a second, one read shared by the calls that come meanwhile', async () => {
+    const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
+    const listLog = join(w.root, 'lists.log');
+    const spec = { listLog, tools: [{ name: 'peek', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] };
+    const h = await httpHarness(w, [{ name: 'fake', kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', FAKE_SERVER, JSON.stringify(spec)] }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    const lists = (): number => (existsSync(listLog) ? readFileSync(listLog, 'utf8').split('\n').filter(Boolean).length : 0);
+    // A known tool, once the session has read the lists at its start.
+    expect(textOf(await call(c, 'peek'))).toBe('peek ran');
+    const atStart = lists();
+    // Forty calls to made-up names, twenty at once and twenty one after another: one read of the lists.
+    const made = Array.from({ length: 20 }, (_, i) => c.callTool({ name: `made_up_${i}`, arguments: {} }).catch((e: Error) => e));
+    for (const r of await Promise.all(made)) expect(String(r)).toMatch(/not found/);
+    for (let i = 0; i < 20; i++) await expect(c.callTool({ name: `again_${i}`, arguments: {} })).rejects.toThrow(/not found/);
+    expect(lists() - atStart).toBe(1);
+    // A second later an unknown name is looked up again; the known tool never needed it.
+    await new Promise((r) => setTimeout(r, 1100));
+    await expect(c.callTool({ name: 'later', arguments: {} })).rejects.toThrow(/not found/);
+    expect(textOf(await call(c, 'peek'))).toBe('peek ran');
+    expect(lists() - atStart).toBe(2);
+  }, 30_000);
 
   it('decides a call that arrives while the upstream\'s changed tool list is read on the new list', async () => {
     const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');

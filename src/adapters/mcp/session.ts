@@ -28,6 +28,9 @@ import { ownTools } from './own-tools.js';
 import { withNotForwarded } from './results.js';
 import { UpstreamLink, type Backoff, type UpstreamSpec } from './upstream.js';
 
+/** How often at most a call to an unknown tool name makes the gateway read the upstreams' tool lists again. */
+export const UNKNOWN_NAME_REREAD_MS = 1_000;
+
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
@@ -75,6 +78,9 @@ export class GatewaySession {
   /** Client requests being served per link, to relate the link's sampling and elicitation requests to them. */
   readonly inflight = new Map<UpstreamLink, Set<Extra>>();
   private started: Promise<void> | undefined;
+  /** The re-read of the tool lists for an unknown name under way, and when the last one ended. */
+  private rereading: Promise<void> | undefined;
+  private rereadAt = Number.NEGATIVE_INFINITY;
   private listed = false;
   private closed = false;
 
@@ -151,11 +157,28 @@ export class GatewaySession {
   /** Finds a tool by its exposed name, reading the tool lists again once if it is not known yet. */
   async route(name: string): Promise<Route | undefined> {
     await this.start();
-    if (!this.routes.has(name)) {
+    if (!this.routes.has(name)) await this.reread();
+    return this.routes.get(name);
+  }
+
+  /**
+   * Reads every reachable upstream's tool list again, for a name not known
+   * yet: one read at a time, shared by the calls that come meanwhile, and at
+   * most one every {@link UNKNOWN_NAME_REREAD_MS}, so that calls to made-up
+   * names cannot each cost the upstreams a full listing.
+   */
+  private reread(): Promise<void> {
+    if (this.rereading) return this.rereading;
+    if (Date.now() - this.rereadAt < UNKNOWN_NAME_REREAD_MS) return Promise.resolve();
+    const read: Promise<void> = (async () => {
       await Promise.all(this.links.filter((l) => l.state === 'up').map((l) => l.refreshTools().catch(() => {})));
       this.rebuild();
-    }
-    return this.routes.get(name);
+    })().finally(() => {
+      this.rereading = undefined;
+      this.rereadAt = Date.now();
+    });
+    this.rereading = read;
+    return read;
   }
 
   /** Runs `fn` as a client request being served by `link` (sampling and elicitation relate to it). */
