@@ -89,15 +89,19 @@ export interface HoldCondition {
   lastPlanId?: string | null;
 }
 
+/** Hold and message ids: decimal integers in every driver, given out in order. */
+function isStoredId(v: unknown): v is string {
+  return typeof v === 'string' && /^[1-9][0-9]{0,15}$/.test(v) && Number.isSafeInteger(Number(v));
+}
+
 /** A hold condition, if given, checked field by field. */
 export function checkHoldCondition(only: unknown): HoldCondition | undefined {
   if (only === undefined) return undefined;
   if (typeof only !== 'object' || only === null) throw invalid('only must be an object');
   const { kind, id, lastPlanId } = only as Record<string, unknown>;
   if (kind !== undefined && kind !== 'reviewer' && kind !== 'on_demand') throw invalid(`only.kind must be "reviewer" or "on_demand", got ${JSON.stringify(kind)}`);
-  const isId = (v: unknown): v is string => typeof v === 'string' && /^[1-9][0-9]{0,15}$/.test(v);
-  if (id !== undefined && !isId(id)) throw invalid(`only.id must be a hold id, got ${JSON.stringify(id)}`);
-  if (lastPlanId !== undefined && lastPlanId !== null && !isId(lastPlanId)) throw invalid(`only.lastPlanId must be a message id or null, got ${JSON.stringify(lastPlanId)}`);
+  if (id !== undefined && !isStoredId(id)) throw invalid(`only.id must be a hold id, got ${JSON.stringify(id)}`);
+  if (lastPlanId !== undefined && lastPlanId !== null && !isStoredId(lastPlanId)) throw invalid(`only.lastPlanId must be a message id or null, got ${JSON.stringify(lastPlanId)}`);
   return {
     ...(kind !== undefined ? { kind: kind as HoldKind } : {}),
     ...(id !== undefined ? { id } : {}),
@@ -118,8 +122,7 @@ export function checkHoldQuery(q: HoldQuery = {}): { agent?: string; all: boolea
   if (q.agent !== undefined) checkAgentId(q.agent);
   let before: number | undefined;
   if (q.before !== undefined) {
-    // Hold ids are decimal integers in every driver, given out in placement order.
-    if (typeof q.before !== 'string' || !/^[1-9][0-9]{0,15}$/.test(q.before) || !Number.isSafeInteger(Number(q.before))) {
+    if (!isStoredId(q.before)) {
       throw invalid(`before must be a hold id (a decimal integer), got ${JSON.stringify(q.before)}`);
     }
     before = Number(q.before);

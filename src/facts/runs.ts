@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ErrorCode, PlangateError } from '../core/errors.js';
+import { checkText } from '../core/json.js';
 import { isValidId, RESERVED_IDS } from '../core/threads.js';
 import type { Delegation, NewDelegation, NewRun, Run } from '../core/types.js';
 import { MAX_AUTHOR_LENGTH } from './validate.js';
@@ -13,9 +14,6 @@ export const DEFAULT_RUN_LIMIT = 100;
 export const MAX_RUN_LIMIT = 1000;
 /** Most live delegations `delegationsTo` returns (newest first). */
 export const MAX_DELEGATIONS_TO = 100;
-
-/** A UTF-16 surrogate not in a pair: refused in stored names rather than silently altered. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 function invalid(message: string): PlangateError {
   return new PlangateError(ErrorCode.InvalidInput, message);
@@ -34,9 +32,10 @@ function checkId(id: unknown, field: string): string {
 }
 
 function checkWho(who: unknown, field: string): string {
-  if (typeof who !== 'string' || who.length === 0 || who.length > MAX_AUTHOR_LENGTH || LONE_SURROGATE.test(who) || who.includes('\u0000')) {
-    throw invalid(`${field} must be a non-empty string of at most ${MAX_AUTHOR_LENGTH} characters, without lone surrogates or NUL`);
+  if (typeof who !== 'string' || who.length === 0 || who.length > MAX_AUTHOR_LENGTH) {
+    throw invalid(`${field} must be a non-empty string of at most ${MAX_AUTHOR_LENGTH} characters`);
   }
+  checkText(who, field);
   return who;
 }
 

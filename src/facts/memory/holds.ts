@@ -56,9 +56,7 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
     async postHoldMessage(agent, role, message, only) {
       assertOpen();
       checkHoldMessage(agent, role);
-      const found = active.get(agent);
-      heldAs(agent, found && copy(found), checkHoldCondition(only));
-      const h = found as NonNullable<typeof found>;
+      const h = heldAs(agent, active.get(agent), checkHoldCondition(only));
       const stored = insert(message);
       let list = links.get(h.id);
       if (!list) links.set(h.id, (list = []));
@@ -75,9 +73,7 @@ export function createMemoryHolds(assertOpen: () => void, insert: (m: NewMessage
     async endHold(agent, end) {
       assertOpen();
       const e = checkHoldEnd(agent, end);
-      const found = active.get(e.agent);
-      heldAs(e.agent, found && copy(found), e.only);
-      const h = found as NonNullable<typeof found>;
+      const h = heldAs(e.agent, active.get(e.agent), e.only);
       h.state = e.state;
       if (e.state === 'released') {
         h.releasedBy = e.by;

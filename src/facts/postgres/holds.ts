@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { StoredMessage } from '../../core/types.js';
-import { alreadyHeld, checkHoldEnd, checkHoldCondition, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs, notHeld } from '../holds.js';
+import { alreadyHeld, checkHoldEnd, checkHoldCondition, checkHoldMessage, checkHoldQuery, checkLimit, checkNewHold, heldAs } from '../holds.js';
 import type { HoldStore } from '../port.js';
 import { toHold, toLinked, type HoldRow, type LinkRow } from '../rows.js';
 import { checkNewMessage } from '../validate.js';
@@ -58,12 +58,7 @@ export function createPostgresHolds(pool: pg.Pool, run: Runner): HoldStore {
     endHold: (agent, e) =>
       run('endHold', async () => {
         const x = checkHoldEnd(agent, e);
-        if (x.only === undefined) {
-          const row = (await pool.query<HoldRow>(HOLD_SQL.end, [x.agent, x.state, x.by, x.at])).rows[0];
-          if (!row) throw notHeld(x.agent);
-          return toHold(row);
-        }
-        // The hold the caller saw: locked, checked, then ended, in one transaction.
+        // The active hold locked, checked against what the caller saw (if it says), then ended, in one transaction.
         return inTransaction(pool, async (c) => {
           const active = (await c.query<HoldRow>(HOLD_SQL.activeHoldForUpdate, [x.agent])).rows[0];
           heldAs(x.agent, active && toHold(active), x.only);
