@@ -12,7 +12,7 @@ import { ErrorCode, formatProblem, PlangateError, type Problem } from '../core/e
 import type { PlanRule } from '../core/types.js';
 import { decodeRuleText } from './decode.js';
 import { deref, parseRuleFile, walk, isRecord } from './parse.js';
-import { readRuleFile } from './read.js';
+import { readRuleFile, unreadReason } from './read.js';
 import { rulesSchema, validateParsed } from './schema.js';
 
 /** Where the blueprint schema lives in the package. */
@@ -105,7 +105,7 @@ export async function loadBlueprint(file: string): Promise<Blueprint> {
   // Read as a rule file is: a FIFO does not hang the command, and the size is checked before the read.
   const read = await readRuleFile(file, path.basename(file), 'blueprints');
   if (read.kind !== 'file') {
-    const message = `cannot read the blueprint: ${read.kind === 'directory' ? 'it is a directory' : read.message}`;
+    const message = `cannot read the blueprint: ${unreadReason(read)}`;
     throw new PlangateError(ErrorCode.InvalidInput, `${file}: ${message}`, [{ file, message }]);
   }
   const { blueprint, problems } = parseBlueprint(file, read.bytes);

@@ -152,6 +152,18 @@ export async function readRuleFile(fullPath: string, name: string, what = 'rule 
   }
 }
 
+/**
+ * Why a file named on its own (a suite, a blueprint, an org file) was not
+ * read: its refusal or error, or that it is a directory.
+ *
+ * @example
+ * const got = await readRuleFile(file, name, 'blueprints');
+ * if (got.kind !== 'file') throw new Error(`cannot read ${file}: ${unreadReason(got)}`);
+ */
+export function unreadReason(outcome: Exclude<ReadOutcome, { kind: 'file' }>): string {
+  return outcome.kind === 'directory' ? 'it is a directory' : outcome.message;
+}
+
 function tooLarge(size: number): string {
   return `file is too large: ${size} bytes (at most ${MAX_RULE_FILE_BYTES})`;
 }

@@ -13,7 +13,7 @@ import type { Store } from '../../facts/port.js';
 import { createGate } from '../../gate/gate.js';
 import { decodeRuleText } from '../../rules/decode.js';
 import { parseRuleFile } from '../../rules/parse.js';
-import { readRuleFile } from '../../rules/read.js';
+import { readRuleFile, unreadReason } from '../../rules/read.js';
 import { keepIdsAsWritten } from '../suite/load.js';
 
 /** One setting of one seat, old → new. */
@@ -54,7 +54,7 @@ export async function loadOrgFile(file: string): Promise<Store> {
   // Read as a rule file is: a FIFO does not hang the command, and one larger than a rule file may be is refused unread.
   const read = await readRuleFile(file, basename(file), 'org files');
   if (read.kind !== 'file') {
-    throw new PlangateError(ErrorCode.InvalidInput, `cannot read the org file ${file}: ${read.kind === 'directory' ? 'it is a directory' : read.message}`);
+    throw new PlangateError(ErrorCode.InvalidInput, `cannot read the org file ${file}: ${unreadReason(read)}`);
   }
   const decoded = decodeRuleText(basename(file), read.bytes);
   if (!decoded.ok) throw new PlangateError(ErrorCode.InvalidInput, formatProblem(decoded.problem), [decoded.problem]);

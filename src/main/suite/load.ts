@@ -12,7 +12,7 @@ import type { Problem } from '../../core/errors.js';
 import { MAX_ALIAS_COUNT } from '../../rules/aliases.js';
 import { decodeRuleText } from '../../rules/decode.js';
 import { parseRuleFile, type ParsedRuleFile, type Pos } from '../../rules/parse.js';
-import { isSuiteFileName, readRuleFile } from '../../rules/read.js';
+import { isSuiteFileName, readRuleFile, unreadReason } from '../../rules/read.js';
 import { validateParsed } from '../../rules/schema.js';
 
 /** Where the suite schema lives (`schemas/test-suite.schema.json` in the package). */
@@ -91,8 +91,7 @@ export async function loadSuite(dir: string, file: string): Promise<{ suite?: Su
   const shown = path.join(dir, file);
   // Read like a rule file: a FIFO or a device named *.test.yaml must not hang the run.
   const read = await readRuleFile(shown, file, 'suites');
-  if (read.kind === 'directory') return { problems: [{ file: shown, message: 'cannot read the suite: it is a directory' }] };
-  if (read.kind !== 'file') return { problems: [{ file: shown, message: read.message }] };
+  if (read.kind !== 'file') return { problems: [{ file: shown, message: read.kind === 'directory' ? `cannot read the suite: ${unreadReason(read)}` : read.message }] };
   const decoded = decodeRuleText(shown, read.bytes);
   if (!decoded.ok) return { problems: [decoded.problem] };
   return parseSuite(shown, file, decoded.text);
