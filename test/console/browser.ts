@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { consoleRoutes } from '../../src/adapters/console/serve.js';
+import { call, serve, TOKENS, type Served } from '../http/support.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_FLAGS = [
@@ -84,4 +86,29 @@ export async function launch(): Promise<Browser> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * A plangate serving the console built from source, with `org` put through
+ * its API as an operator (each a path under /v1/org and its body), and a
+ * browser to open it with.
+ *
+ * @example
+ * const { s, b } = await consoleWorld([['/v1/org/crews/desk', {}]]);
+ */
+export async function consoleWorld(org: ReadonlyArray<readonly [path: string, body: object]>): Promise<{ s: Served; b: Browser; bundle: string }> {
+  const bundle = await buildConsole();
+  const s = await serve({ app: { routes: [consoleRoutes({ dir: bundle })] } });
+  for (const [path, body] of org) {
+    const r = await call(s.url, 'PUT', path, { token: TOKENS.operator, json: body });
+    if (r.status !== 200) throw new Error(`setting up ${path} answered ${r.status}`);
+  }
+  return { s, b: await launch(), bundle };
+}
+
+/** Opens the console at `url` (a `#/…` route after it if given) and signs in with `token`. */
+export async function signIn(page: Page, url: string, token: string, hash = ''): Promise<void> {
+  await page.goto(`${url}/console${hash}`);
+  await page.getByLabel('Token').fill(token);
+  await page.getByLabel('Token').press('Enter');
 }

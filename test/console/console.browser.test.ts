@@ -11,7 +11,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes } from '../../src/adapters/console/serve.js';
 import { call, serve, TOKENS, type Served } from '../http/support.js';
-import { browserStatus, buildConsole, launch, MISSING, screenshot, type Browser } from './browser.js';
+import { browserStatus, consoleWorld, MISSING, screenshot, signIn as signInAt, type Browser } from './browser.js';
 
 const REVIEWER = TOKENS.reviewer;
 const op = (json?: unknown) => ({ token: TOKENS.operator, ...(json !== undefined ? { json } : {}) });
@@ -30,11 +30,7 @@ async function until(what: string, check: () => Promise<boolean>, ms = 10_000): 
 
 const textOf = async (l: Locator): Promise<string> => ((await l.count()) ? (await l.first().innerText()) : '');
 
-async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(`${s.url}/console`);
-  await page.getByLabel('Token').fill(token);
-  await page.getByLabel('Token').press('Enter');
-}
+const signIn = (page: Page, token: string): Promise<void> => signInAt(page, s.url, token);
 
 const browser = browserStatus();
 
@@ -47,19 +43,14 @@ if (browser === 'missing') {
 
 describe.runIf(browser === 'yes')('the console in a browser', () => {
   beforeAll(async () => {
-    bundle = await buildConsole();
-    s = await serve({ app: { routes: [consoleRoutes({ dir: bundle })] } });
-    for (const [path, body] of [
+    ({ s, b, bundle } = await consoleWorld([
       ['/v1/org/crews/desk', {}],
       ['/v1/org/crews/trading', { parent: 'desk' }],
       ['/v1/org/crews/ops', {}],
       ['/v1/org/agents/0xWORKER', { crew: 'trading' }],
       ['/v1/org/agents/0xMGR', { crew: 'desk' }],
       ['/v1/org/agents/0xBOT', { crew: 'ops' }],
-    ] as const) {
-      expect((await call(s.url, 'PUT', path, op(body))).status).toBe(200);
-    }
-    b = await launch();
+    ]));
   }, 60_000);
 
   afterAll(async () => {

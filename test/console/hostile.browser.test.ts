@@ -5,20 +5,15 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleRoutes } from '../../src/adapters/console/serve.js';
-import { call, serve, TOKENS, type Served } from '../http/support.js';
-import { browserStatus, buildConsole, launch, MISSING, type Browser } from './browser.js';
+import { call, TOKENS, type Served } from '../http/support.js';
+import { browserStatus, consoleWorld, MISSING, signIn as signInAt, type Browser } from './browser.js';
 
 const op = (json?: unknown) => ({ token: TOKENS.operator, ...(json !== undefined ? { json } : {}) });
 
 let s: Served;
 let b: Browser;
 
-async function signIn(page: Page, token: string, hash = ''): Promise<void> {
-  await page.goto(`${s.url}/console${hash}`);
-  await page.getByLabel('Token').fill(token);
-  await page.getByLabel('Token').press('Enter');
-}
+const signIn = (page: Page, token: string, hash = ''): Promise<void> => signInAt(page, s.url, token, hash);
 
 /** Whether `word`, inside the element matched by `selector`, is drawn left to right (its first letter left of its last). */
 function drawnInOrder(page: Page, selector: string, word: string): Promise<boolean> {
@@ -48,16 +43,11 @@ if (browser === 'missing') {
 
 describe.runIf(browser === 'yes')('the console against hostile input', () => {
   beforeAll(async () => {
-    const bundle = await buildConsole();
-    s = await serve({ app: { routes: [consoleRoutes({ dir: bundle })] } });
-    for (const [path, body] of [
+    ({ s, b } = await consoleWorld([
       ['/v1/org/crews/desk', {}],
       ['/v1/org/crews/trading', { parent: 'desk' }],
       ['/v1/org/agents/0xWORKER', { crew: 'trading' }],
-    ] as const) {
-      expect((await call(s.url, 'PUT', path, op(body))).status).toBe(200);
-    }
-    b = await launch();
+    ]));
   }, 60_000);
 
   afterAll(async () => {
