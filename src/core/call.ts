@@ -3,6 +3,13 @@
  */
 
 /**
+ * The `_meta` key of an MCP `tools/call` that names the run the call belongs
+ * to: read by the MCP gateway, and never passed on unchecked (by the gateway
+ * upstream, or by `POST /mcp/call` to an executor).
+ */
+export const RUN_META_KEY = 'plangate/runId';
+
+/**
  * A tool call to be decided.
  *
  * @example

@@ -17,8 +17,7 @@ export const SAY_TOOL = 'plangate_say';
 /** The reviewer channel's name when the rules name none (the policy's built-in value). */
 export const DEFAULT_REVIEWER_CHANNEL = 'plangate_submit_plan';
 
-/** The `_meta` key of a `tools/call` that names the run the call belongs to. */
-export const RUN_META_KEY = 'plangate/runId';
+export { RUN_META_KEY } from '../../core/call.js';
 
 /** Tool names every client accepts: letters, digits, `_` and `-`, at most 64. */
 export const PORTABLE_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

@@ -11,7 +11,7 @@ import { argsForPolicy } from '../../../gate/args.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
 import { decisionForSeat, explainForSeat } from '../disclosure.js';
-import { RUN_META_KEY } from '../../mcp/names.js';
+import { RUN_META_KEY } from '../../../core/call.js';
 import { refusalBody, REFUSED_STATUS } from '../refusal.js';
 import type { Router } from '../router.js';
 import { reviewerChannelReply } from './holds.js';
