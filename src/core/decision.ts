@@ -177,6 +177,19 @@ export interface DelegationVerdict {
  * `schemas/decision.schema.json`; an {@link Explanation} adds every
  * candidate and every check's verdict.
  */
+/** What failed when a decision was made without the policy or the store: the rules or the compiled policy, or the store. */
+export type FailureCause = 'policy' | 'store';
+
+/**
+ * What failed, and why: `reason` is the failure's own text (a file and
+ * line, a database error) for the operator's log, audit and status; an agent
+ * is told only what its `cause` means.
+ */
+export interface Failure {
+  cause: FailureCause;
+  reason: string;
+}
+
 export interface Decision {
   allowed: boolean;
   tool: string;
@@ -221,16 +234,19 @@ export interface Decision {
    */
   needs?: { files: string[]; spans?: LineCount[]; upTo?: number };
   /**
-   * Present when the rules or the policy could not be loaded: the call went
-   * through as if the mode were off, and this says why.
+   * Present when the rules or the policy could not be loaded, or the store
+   * failed while the facts were gathered: the call went through as if the
+   * mode were off, and this says what failed (`cause`) and why (`reason`,
+   * for the operator: an agent is shown only its cause, see
+   * `FAILURE_SHOWN_TO_AGENTS` in core/failopen.ts).
    */
-  failOpen?: { reason: string };
+  failOpen?: Failure;
   /**
    * Present when a held agent's call was decided without the policy or the
    * store (they failed): it is refused unless it is to the reviewer channel
-   * (see core/failclosed.ts), and this says what failed.
+   * (see core/failclosed.ts), and this says what failed, as `failOpen` does.
    */
-  failClosed?: { reason: string };
+  failClosed?: Failure;
   /**
    * Shadow mode: true when the rule in force does not enforce (`enforce:
    * false`) and the call would have been refused. The call is allowed;

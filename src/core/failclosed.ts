@@ -13,9 +13,9 @@
  * that cannot be read. Everything else about holds stays in Rego
  * (policies/plangate/hold.rego).
  */
-import type { CheckVerdicts, Decision } from './decision.js';
+import type { CheckVerdicts, Decision, Failure } from './decision.js';
 import type { HoldFact } from './facts.js';
-import { withoutPolicy } from './failopen.js';
+import { FAILURE_SHOWN_TO_AGENTS, withoutPolicy } from './failopen.js';
 
 /** A held agent while the rules or the policy cannot be read: refused except the reviewer channel. */
 export const HOLD_ON_POLICY_FAILURE = 'fail_closed' as const;
@@ -49,17 +49,17 @@ export const FAIL_CLOSED_REVIEWER_CHANNEL = 'plangate_submit_plan';
 
 /**
  * The decision for a held agent's call when the policy or the store cannot
- * be asked: refused unless `tool` is the reviewer channel. `reason` says
- * what failed; `failClosed` carries it.
+ * be asked: refused unless `tool` is the reviewer channel. `failClosed`
+ * carries what failed; the message tells the agent its cause only.
  *
  * @example
- * heldWhileFailing({ agent: '0xW', tool: 'github.merge' }, hold, 'plangate_submit_plan', 'the store failed').allowed // false
+ * heldWhileFailing({ agent: '0xW', tool: 'github.merge' }, hold, 'plangate_submit_plan', { cause: 'store', reason: 'SQLITE_IOERR' }).allowed // false
  */
 export function heldWhileFailing(
   call: { agent: string; tool: string; agentKnown?: boolean },
   hold: Pick<HoldFact, 'id' | 'kind'>,
   channel: string,
-  reason: string,
+  failure: Failure,
 ): Decision {
   const channelCall = call.tool === channel;
   const refused = !channelCall;
@@ -78,7 +78,7 @@ export function heldWhileFailing(
     // The hot answer's names for the same: the held agent's channel, and whether this call is to it.
     reviewerChannel: channel,
     ...(channelCall ? { channelCall: true as const } : {}),
-    failClosed: { reason },
+    failClosed: { cause: failure.cause, reason: failure.reason },
   };
   if (!refused) return { ...base, allowed: true };
   const code = `planning_hold:${call.tool}`;
@@ -89,14 +89,15 @@ export function heldWhileFailing(
     code,
     message:
       `${code} - ${call.agent} is on a planning hold (hold ${hold.id}), so ${call.tool} stays closed until the hold is released. ` +
-      `plangate cannot check anything else right now (${reason}), so only the reviewer channel stays open: send your plan through ${channel}.`,
+      `plangate cannot check anything else right now (${FAILURE_SHOWN_TO_AGENTS[failure.cause]}), so only the reviewer channel stays open: send your plan through ${channel}.`,
   };
 }
 
 /**
  * The decision for any call while the store fails and the active holds have
  * never been read (see {@link UNREAD_HOLDS_ON_STORE_FAILURE}): refused, as a
- * planning hold, whatever the agent. `reason` says what failed.
+ * planning hold, whatever the agent. `reason` says how the store failed
+ * (for the operator: the message does not repeat it).
  *
  * @example
  * unreadHoldsWhileFailing({ agent: '0xW', tool: 'github.merge' }, 'the store failed').allowed // false
@@ -108,9 +109,9 @@ export function unreadHoldsWhileFailing(call: { agent: string; tool: string; age
     allowed: false,
     check: 'planning_hold',
     code,
-    failClosed: { reason: `${reason}; the active holds have not been read since plangate started` },
+    failClosed: { cause: 'store', reason: `${reason}; the active holds have not been read since plangate started` },
     message:
-      `${code} - plangate cannot tell whether ${call.agent} is on a planning hold: its store is failing (${reason}) and ` +
+      `${code} - plangate cannot tell whether ${call.agent} is on a planning hold: its store is failing and ` +
       'has not listed the active holds since plangate started, so no call goes through until it is back. Retry in a moment.',
   };
 }

@@ -12,7 +12,7 @@
  * budgets, allowlists — must fail closed instead; they are not plan-required.
  * Nor is a planning hold: it fails closed (core/failclosed.ts).
  */
-import type { EffectiveSettings, Explanation, ToolClass } from './types.js';
+import type { EffectiveSettings, Explanation, Failure, FailureCause, ToolClass } from './types.js';
 
 /** What plan-required does when there is no policy to ask: let the call through. */
 export const PLAN_REQUIRED_ON_POLICY_FAILURE = 'fail_open' as const;
@@ -35,6 +35,44 @@ export const READ_GUARD_ON_POLICY_FAILURE = 'fail_open' as const;
 
 /** The same when the store fails while deciding (the guard does not read the store). */
 export const READ_GUARD_ON_STORE_FAILURE = 'fail_open' as const;
+
+/**
+ * What an agent is told of a failure, by its cause, wherever it sees one (a
+ * refusal's message, a decision over HTTP, a hook's answer). The failure's
+ * own text (a rule file's path and line, a database's error with its host
+ * and user) is the operator's: it goes to the log, the audit and the status,
+ * never to the agent whose call it decided.
+ */
+export const FAILURE_SHOWN_TO_AGENTS: Readonly<Record<FailureCause, string>> = Object.freeze({
+  policy: "plangate's rules or policy cannot be read",
+  store: "plangate's store is failing",
+});
+
+/**
+ * A failure as an agent may see it: its cause, with the cause's words for its reason.
+ *
+ * @example
+ * failureForAgents({ cause: 'store', reason: 'connect ECONNREFUSED 10.0.0.5:5432' }).reason // "plangate's store is failing"
+ */
+export function failureForAgents(failure: Failure): Failure {
+  return { cause: failure.cause, reason: FAILURE_SHOWN_TO_AGENTS[failure.cause] };
+}
+
+/**
+ * A decision as an agent may see it: a failure it carries told by its cause
+ * only (see {@link FAILURE_SHOWN_TO_AGENTS}); any other decision as it is.
+ *
+ * @example
+ * forAgents(decision).failOpen?.reason // "plangate's rules or policy cannot be read"
+ */
+export function forAgents<D extends { failOpen?: Failure; failClosed?: Failure }>(decision: D): D {
+  if (!decision.failOpen && !decision.failClosed) return decision;
+  return {
+    ...decision,
+    ...(decision.failOpen ? { failOpen: failureForAgents(decision.failOpen) } : {}),
+    ...(decision.failClosed ? { failClosed: failureForAgents(decision.failClosed) } : {}),
+  };
+}
 
 /**
  * The class a fail-open decision reports. Classification lives in the rules
@@ -62,14 +100,14 @@ export function failOpenSettings(): EffectiveSettings {
 
 /**
  * The decision for a call when there is no policy (or no facts) to decide it:
- * allowed, not gated, as if the mode were off, with the reason.
+ * allowed, not gated, as if the mode were off, with what failed.
  *
  * @example
- * failOpenDecision({ agent: '0xW', tool: 'github.merge' }, 'rules/plan.yaml:3:9: invalid YAML')
- * // { allowed: true, gated: false, failOpen: { reason: 'rules/plan.yaml:3:9: invalid YAML' }, … }
+ * failOpenDecision({ agent: '0xW', tool: 'github.merge' }, { cause: 'policy', reason: 'rules/plan.yaml:3:9: invalid YAML' })
+ * // { allowed: true, gated: false, failOpen: { cause: 'policy', reason: 'rules/plan.yaml:3:9: invalid YAML' }, … }
  */
-export function failOpenDecision(call: { agent: string; tool: string; agentKnown?: boolean }, reason: string): Explanation {
-  return { allowed: true, ...withoutPolicy(call), failOpen: { reason } };
+export function failOpenDecision(call: { agent: string; tool: string; agentKnown?: boolean }, failure: Failure): Explanation {
+  return { allowed: true, ...withoutPolicy(call), failOpen: { cause: failure.cause, reason: failure.reason } };
 }
 
 /**

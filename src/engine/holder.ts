@@ -47,12 +47,12 @@ export function failOpenEvaluator(reason: string): Evaluator {
     decide(input: PolicyInput): Decision {
       const call = { agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known };
       if (input.hold && HOLD_ON_POLICY_FAILURE === 'fail_closed') {
-        return heldWhileFailing(call, input.hold, FAIL_CLOSED_REVIEWER_CHANNEL, `the policy is unavailable: ${reason}`);
+        return heldWhileFailing(call, input.hold, FAIL_CLOSED_REVIEWER_CHANNEL, { cause: 'policy', reason: `the policy is unavailable: ${reason}` });
       }
-      return failOpenDecision(call, reason);
+      return failOpenDecision(call, { cause: 'policy', reason });
     },
     explain(input: PolicyInput): Explanation {
-      return failOpenDecision({ agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known }, reason);
+      return failOpenDecision({ agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known }, { cause: 'policy', reason });
     },
     effective(_seat: Lineage): EffectiveSettings {
       return failOpenSettings();

@@ -194,7 +194,7 @@ export function createGate(options: GateOptions): Gate {
       if (hold && HOLD_ON_STORE_FAILURE === 'fail_closed') {
         // A held agent stays held: the last known hold decides, by the host's one rule.
         onStoreError(error, call);
-        const closed = heldWhileFailing(call, hold, hold.channel ?? FAIL_CLOSED_REVIEWER_CHANNEL, reason);
+        const closed = heldWhileFailing(call, hold, hold.channel ?? FAIL_CLOSED_REVIEWER_CHANNEL, { cause: 'store', reason });
         if (!closed.allowed) await audit(heldBlockedEvent(call, closed, hold, clock()));
         options.onDecision?.(closed);
         return closed;
@@ -208,7 +208,7 @@ export function createGate(options: GateOptions): Gate {
       }
       if (PLAN_REQUIRED_ON_STORE_FAILURE !== 'fail_open') throw error;
       onStoreError(error, call);
-      const failed = failOpenDecision(call, reason);
+      const failed = failOpenDecision(call, { cause: 'store', reason });
       options.onDecision?.(failed);
       return failed;
     }

@@ -49,8 +49,10 @@ describe('holds fail closed', () => {
     const gate = createGate({ engine: new PolicyHolder(failingOpen('rules/plan.yaml:3:9: invalid YAML')), store, audit });
     await gate.holds.place('0xWORKER', { by: 'ops' });
     const refused = await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' });
-    expect(refused).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.merge_pull_request', failClosed: { reason: expect.stringContaining('invalid YAML') } });
+    expect(refused).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.merge_pull_request', failClosed: { cause: 'policy', reason: expect.stringContaining('invalid YAML') } });
     expect(refused.failOpen).toBeUndefined();
+    expect(refused.message).toContain("plangate's rules or policy cannot be read");
+    expect(refused.message).not.toContain('plan.yaml');
     // Whitelisted reads too: the whitelist is in the rules that cannot be read.
     expect((await gate.decide({ agent: '0xWORKER', tool: 'fs.read_file', args: { path: 'a' } })).allowed).toBe(false);
     const channel = await gate.decide({ agent: '0xWORKER', tool: FAIL_CLOSED_REVIEWER_CHANNEL });
@@ -72,8 +74,11 @@ describe('holds fail closed', () => {
     expect((await gate.decide({ agent: '0xWORKER', tool: 'review.send' })).allowed).toBe(true); // learns the channel
     state.down = true;
     const refused = await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request', runId: 'r1' });
-    expect(refused).toMatchObject({ allowed: false, code: 'planning_hold:github.merge_pull_request', failClosed: { reason: expect.stringContaining('SQLITE_IOERR') } });
+    expect(refused).toMatchObject({ allowed: false, code: 'planning_hold:github.merge_pull_request', failClosed: { cause: 'store', reason: expect.stringContaining('SQLITE_IOERR') } });
     expect(refused.message).toContain('review.send');
+    // The agent reads the message: it names the cause, never the store's own error text.
+    expect(refused.message).toContain("plangate's store is failing");
+    expect(refused.message).not.toContain('SQLITE_IOERR');
     expect((await gate.decide({ agent: '0xWORKER', tool: 'review.send' })).allowed).toBe(true);
     expect(audit.events.at(-1)).toMatchObject({ type: 'PlanningHoldBlocked', agent: '0xWORKER', tool: 'github.merge_pull_request', runId: 'r1' });
     // Released before the failure: not held, so it fails open like everyone else.
@@ -112,8 +117,9 @@ describe('holds fail closed', () => {
       expect(lines.join('\n')).toMatch(/FAILS CLOSED while the store fails/);
       // 0xMGR is not held, but nothing says so: it is refused, and says why.
       const refused = await gate.decide({ agent: '0xMGR', tool: 'github.merge_pull_request' });
-      expect(refused).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.merge_pull_request', failClosed: { reason: expect.stringMatching(/have not been read since plangate started/) } });
+      expect(refused).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.merge_pull_request', failClosed: { cause: 'store', reason: expect.stringMatching(/SQLITE_IOERR.*have not been read since plangate started/) } });
       expect(refused.message).toMatch(/cannot tell whether 0xMGR is on a planning hold/);
+      expect(refused.message).not.toContain('SQLITE_IOERR');
       // The store comes back: the listing is tried again and succeeds, and plan-required fails open again for agents not held.
       state.down = false;
       for (let i = 0; i < 40 && gate.knownHolds.unread; i++) await new Promise((r) => setTimeout(r, 100));

@@ -103,6 +103,36 @@ describe('createHttpApp', () => {
   });
 });
 
+describe("a store error's own message", () => {
+  it('is read by an operator only: anyone else gets what its code means, and the log gets the message', async () => {
+    const secret = 'postgres store: say failed: the database at db.internal:5432 (user plangate) cannot be reached (ECONNREFUSED 10.0.0.5:5432)';
+    const app = createHttpApp({
+      ...base,
+      routes: [
+        (router) => router.add({ method: 'GET', path: '/away', roles: ['agent', 'operator'], body: 'none', handle: () => { throw new PlangateError(ErrorCode.StoreUnavailable, secret); } }),
+        (router) => router.add({ method: 'GET', path: '/broken', roles: 'open', body: 'none', handle: () => { throw new PlangateError(ErrorCode.StoreFailure, 'sqlite store: /var/lib/plangate/plangate.db: database disk image is malformed', [{ path: '/x', message: 'at /var/lib' }]); } }),
+      ],
+    });
+    const logged: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => logged.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      const agent = await app.request('GET', '/away', { token: TOKENS.worker });
+      expect(agent.status).toBe(503);
+      expect(agent.json.error).toEqual({ code: 'store_unavailable', message: "plangate's store cannot be reached; retry in a moment" });
+      const anonymous = await app.request('GET', '/broken');
+      expect(anonymous.json.error).toEqual({ code: 'store_failure', message: "plangate's store failed" });
+      const operator = await app.request('GET', '/away', { token: TOKENS.operator });
+      expect(operator.json.error).toEqual({ code: 'store_unavailable', message: secret });
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(logged).toHaveLength(2);
+    expect(logged[0]).toBe(`plangate: the store failed on GET /away: ${secret}\n`);
+    expect(logged[1]).toMatch(/^plangate: the store failed on GET \/broken: .*disk image is malformed/);
+  });
+});
+
 describe('the status map', () => {
   it('has one HTTP status for every core error code and every adapter code', () => {
     for (const code of [...Object.values(ErrorCode), ...Object.values(HttpCode)]) expect(STATUS[code], code).toBeGreaterThanOrEqual(400);

@@ -34,7 +34,11 @@ describe('failing open', () => {
     expect(r.headers.get('x-plangate-fail-open')).toBe('true');
     expect(s.upstream.received).toHaveLength(1);
     const d = await call(s.url, 'POST', '/v1/decide', { token: TOKENS.worker, json: { tool: 'github.merge_pull_request' } });
-    expect(d.json).toMatchObject({ allowed: true, failOpen: { reason: expect.any(String) } });
+    // The agent is told what failed, not the rule file's path and line: those are the operator's.
+    expect(d.json).toMatchObject({ allowed: true, failOpen: { cause: 'policy', reason: "plangate's rules or policy cannot be read" } });
+    expect(JSON.stringify(d.json)).not.toContain('broken.yaml');
+    const o = await call(s.url, 'POST', '/v1/explain', { token: TOKENS.operator, json: { agent: '0xWORKER', tool: 'github.merge_pull_request' } });
+    expect(o.json.decision.failOpen).toEqual({ cause: 'policy', reason: expect.stringContaining('broken.yaml') });
     expect((await call(s.url, 'GET', '/metrics')).text).toMatch(/^plangate_decisions_total\{outcome="fail_open",class="effect"\} 2$/m);
   });
 

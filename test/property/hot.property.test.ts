@@ -86,9 +86,9 @@ describe('the schemas tell a hot answer from a decision', () => {
   it('a decision made without the policy matches the decision schema too', () => {
     const call = { agent: '0xW', tool: 'github.merge_pull_request' };
     const decisions = [
-      failOpenDecision(call, 'rules/plan.yaml:3:9: invalid YAML'),
-      heldWhileFailing(call, { id: '7', kind: 'on_demand' }, 'review.send', 'the store is unavailable'),
-      heldWhileFailing({ ...call, tool: 'review.send' }, { id: '7', kind: 'on_demand' }, 'review.send', 'the store is unavailable'),
+      failOpenDecision(call, { cause: 'policy', reason: 'rules/plan.yaml:3:9: invalid YAML' }),
+      heldWhileFailing(call, { id: '7', kind: 'on_demand' }, 'review.send', { cause: 'store', reason: 'the store is unavailable' }),
+      heldWhileFailing({ ...call, tool: 'review.send' }, { id: '7', kind: 'on_demand' }, 'review.send', { cause: 'store', reason: 'the store is unavailable' }),
       unreadHoldsWhileFailing(call, 'the store is unavailable'),
     ];
     for (const decision of decisions) {

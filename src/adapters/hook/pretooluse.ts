@@ -10,6 +10,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { ErrorCode, PlangateError, toError } from '../../core/errors.js';
+import { FAILURE_SHOWN_TO_AGENTS } from '../../core/failopen.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { Gate } from '../../gate/gate.js';
 import { argsForPolicy } from '../../gate/args.js';
@@ -100,7 +101,7 @@ function deny(reason: string): Record<string, unknown> {
  */
 export function answerFor(decision: Decision, options: Pick<HookOptions, 'grant'>): Record<string, unknown> {
   if (!decision.allowed) return deny(decision.message ?? decision.code ?? 'refused by plangate');
-  const note = decision.failOpen ? `plangate failed open: ${decision.failOpen.reason}` : 'plangate: no check refuses this call';
+  const note = decision.failOpen ? `plangate failed open: ${FAILURE_SHOWN_TO_AGENTS[decision.failOpen.cause]}` : 'plangate: no check refuses this call';
   return {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',

@@ -13,7 +13,7 @@ import { PlangateError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
 import type { DecideOptions } from '../../gate/gate.js';
-import type { TokenSet } from './auth.js';
+import type { Principal, TokenSet } from './auth.js';
 import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
 import { errorAnswer, HttpCode, HttpError, STATUS } from './errors.js';
 import type { Executors } from './executors.js';
@@ -176,6 +176,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const path = q < 0 ? request.url : request.url.slice(0, q);
     const match = router.match(method, path);
     let route: Route | undefined;
+    let principal: Principal | undefined;
     let answer: HttpAnswer;
     try {
       if (match.kind === 'not_found') throw new HttpError(HttpCode.RouteNotFound, `no route ${method} ${path}`);
@@ -184,7 +185,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       }
       route = match.route;
       const headers = request.headers ?? {};
-      const principal = authorize(route, options.tokens, headers.authorization);
+      principal = authorize(route, options.tokens, headers.authorization);
       const body = parseBody(route, headers, request.body, bodyLimit);
       const reply = await route.handle({
         method: method as Method,
@@ -197,8 +198,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       });
       answer = render(reply);
     } catch (error) {
-      const e = errorAnswer(error);
+      const e = errorAnswer(error, principal?.role === 'operator' ? 'operator' : 'caller');
       if (e.unexpected) onError(error, { method, route: route?.path ?? path });
+      if (e.withheld !== undefined) process.stderr.write(`plangate: the store failed on ${method} ${route?.path ?? path}: ${e.withheld}\n`);
       const body = route?.errors === 'opa'
         ? { code: e.body.error.code, message: e.body.error.message, ...(e.body.error.details ? { errors: e.body.error.details } : {}) }
         : e.body;

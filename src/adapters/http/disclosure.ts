@@ -2,8 +2,10 @@
  * Least disclosure for `/v1/explain` and `/v1/decide` with an agent's token: the agent sees
  * its own facts only — its lineage, its own messages, its own run and the
  * delegations made to it — never another seat's lineage, messages or plan
- * times. An operator sees everything.
+ * times, nor what a failure's own text says (its cause only). An operator
+ * sees everything.
  */
+import { forAgents } from '../../core/failopen.js';
 import type { Decision, Explanation, PolicyInput, SatisfyingPlan } from '../../core/types.js';
 
 /** What an agent is told of a plan by another seat that counted for it: whose it was and how it counted. */
@@ -30,8 +32,9 @@ export function explainForSeat(seat: string, decision: Explanation, input: Polic
 }
 
 /**
- * A decision as an agent may see it: its own candidates only, and of a
- * plan by another seat that counted, only whose it was and how it counted.
+ * A decision as an agent may see it: its own candidates only, of a plan by
+ * another seat that counted, only whose it was and how it counted, and of a
+ * failure, only its cause.
  *
  * @example
  * decisionForSeat('0xWORKER', decision).candidates.every((c) => c.author === '0xWORKER') // true
@@ -41,9 +44,9 @@ export function decisionForSeat<D extends Decision | Explanation>(seat: string, 
   const { plan, ...rest } = decision;
   const shownPlan: SatisfyingPlan | OthersPlan | undefined = plan && !own(plan) ? { author: plan.author, via: plan.via } : plan;
   // A decision (the hot answer) has no candidates; an explanation shows the agent its own only.
-  return {
+  return forAgents({
     ...rest,
     ...(decision.candidates ? { candidates: decision.candidates.filter(own) } : {}),
     ...(shownPlan ? { plan: shownPlan as SatisfyingPlan } : {}),
-  } as D;
+  } as D);
 }

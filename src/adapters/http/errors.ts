@@ -115,24 +115,42 @@ export interface ErrorAnswer {
   headers: Record<string, string>;
   /** True when the error was not a PlangateError (a bug or an outage): worth logging. */
   unexpected: boolean;
+  /** A store error's own message, kept from a caller who may not read it: the operator's log should have it. */
+  withheld?: string;
 }
 
 /**
+ * The store's errors: their messages are the store's own (a database's host
+ * and user, a file's path, a driver's words), so only an operator's token
+ * reads them. Anyone else is told what the code means.
+ */
+export const STORE_ERROR_SHOWN: Readonly<Record<string, string>> = Object.freeze({
+  [ErrorCode.StoreUnavailable]: "plangate's store cannot be reached; retry in a moment",
+  [ErrorCode.StoreFailure]: "plangate's store failed",
+});
+
+/** Whose answer it is: an operator reads a store error's own message, anyone else its code's words. */
+export type Reader = 'operator' | 'caller';
+
+/**
  * Turns anything thrown into the answer. A PlangateError keeps its code and
- * message (they are written for callers); anything else becomes `internal`
- * with a generic message, so internals never leak.
+ * message (they are written for callers), except a store error's message,
+ * which only an operator reads (see {@link STORE_ERROR_SHOWN}); anything
+ * else becomes `internal` with a generic message, so internals never leak.
  *
  * @example
  * errorAnswer(new PlangateError(ErrorCode.NotFound, 'no crew desk')).status // 404
  */
-export function errorAnswer(thrown: unknown): ErrorAnswer {
+export function errorAnswer(thrown: unknown, reader: Reader = 'caller'): ErrorAnswer {
   if (thrown instanceof PlangateError) {
     const details = thrown.details.length ? { details: thrown.details } : {};
+    const shown = reader === 'operator' ? undefined : STORE_ERROR_SHOWN[thrown.code];
     return {
       status: statusFor(thrown.code),
-      body: { error: { code: thrown.code, message: thrown.message, ...details } },
+      body: { error: { code: thrown.code, message: shown ?? thrown.message, ...(shown === undefined ? details : {}) } },
       headers: thrown instanceof HttpError ? thrown.headers : thrown.code === ErrorCode.StoreUnavailable ? RETRY_SOON : {},
       unexpected: false,
+      ...(shown !== undefined ? { withheld: thrown.message } : {}),
     };
   }
   return {

@@ -4,8 +4,9 @@
  * refusal kind (plan-required, planning hold, read guard) is a 409: the
  * caller may act, it is missing a step.
  */
-import type { Check, Decision, Mode, RunStatus, ScopeKind, ToolClass } from '../../core/types.js';
+import type { Check, Decision, Failure, Mode, RunStatus, ScopeKind, ToolClass } from '../../core/types.js';
 import { refusalCode } from '../../core/errors.js';
+import { failureForAgents } from '../../core/failopen.js';
 
 /** HTTP status of a refused call: the caller may act, it is missing a step. */
 export const REFUSED_STATUS = 409;
@@ -28,8 +29,8 @@ export interface RefusalBody {
   rule: { scope: ScopeKind | 'default'; id?: string; source?: string };
   /** When the call names a run: what the record says of it (only an `open` run lets an old tagged plan count). */
   run?: { id: string; status: RunStatus };
-  /** A held agent refused while the policy or the store failed: what failed (see core/failclosed.ts). */
-  failClosed?: { reason: string };
+  /** A held agent refused while the policy or the store failed: what failed, told by its cause only (see core/failopen.ts). */
+  failClosed?: Failure;
 }
 
 /**
@@ -57,6 +58,6 @@ export function refusalBody(decision: Decision): RefusalBody {
       ...(mode.source !== undefined ? { source: mode.source } : {}),
     },
     ...(decision.run ? { run: decision.run } : {}),
-    ...(decision.failClosed ? { failClosed: { reason: decision.failClosed.reason } } : {}),
+    ...(decision.failClosed ? { failClosed: failureForAgents(decision.failClosed) } : {}),
   };
 }
