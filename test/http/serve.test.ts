@@ -4,11 +4,13 @@
  * loopback, and a graceful stop on SIGTERM that lets a request in flight
  * finish.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/adapters/http/auth.js';
 import { call, EXAMPLES, startUpstream, type Upstream } from './support.js';
 
 const CHILD = join(import.meta.dirname, 'cli-child.ts');
@@ -126,5 +128,26 @@ describe('plangate serve', () => {
     expect((await inFlight).status).toBe(200);
     expect(await p.exited, p.err()).toBe(0);
     expect(p.err()).toMatch(/stopped/);
+  }, 30_000);
+
+  it('survives a SIGHUP (a log rotation) that comes while it is still opening, and reopens the audit once open', async () => {
+    // The tokens file is a FIFO: serve stays in its start-up, reading it, until the test writes the tokens.
+    const fifo = join(dir, 'tokens.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const p = start(['--tokens', fifo], env);
+    procs.push(p);
+    // Opening the FIFO for writing completes once serve has opened it to read: it is inside its start-up now.
+    const writer = await open(fifo, 'w');
+    p.child.kill('SIGHUP');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(p.child.exitCode, p.err()).toBeNull();
+    expect(p.child.signalCode).toBeNull();
+    await writer.writeFile(JSON.stringify({ tokens: [{ name: 'ops', role: 'operator', sha256: hashToken('operator-token-0123456789abcdef') }] }));
+    await writer.close();
+    const url = await p.url;
+    expect((await call(url, 'GET', '/health')).status).toBe(200);
+    expect(p.err()).toMatch(/SIGHUP: audit log .* reopened/);
+    p.child.kill('SIGTERM');
+    expect(await p.exited, p.err()).toBe(0);
   }, 30_000);
 });

@@ -75,26 +75,42 @@ export function untilSignal(): Promise<NodeJS.Signals> {
 
 /**
  * SIGHUP reopens the audit file, so a log rotation that moved it away gets a
- * fresh one. Once `stopping()` is called a SIGHUP is ignored rather than left
- * to its default action, which would kill the process under the requests in
- * flight (the audit log is being closed anyway); `off()` after everything is
- * closed.
+ * fresh one. The handler is installed when the command starts, before
+ * plangate is open: a SIGHUP's default action kills the process, and a log
+ * rotation may well come while plangate opens its store or loads its
+ * policy. One that comes before `attach(pg)` reopens the audit once plangate
+ * is open (the file may have been opened before it was moved). Once
+ * `stopping()` is called a SIGHUP is ignored rather than left to its default
+ * action, which would kill the process under the requests in flight (the
+ * audit log is being closed anyway); `off()` after everything is closed.
  *
  * @example
- * const hup = reopenAuditOnHup(pg, io);
+ * const hup = reopenAuditOnHup(io);
+ * const pg = await openFromOptions(cmd, io); hup.attach(pg);
  * await untilSignal(); hup.stopping(); await pg.close(); hup.off();
  */
-export function reopenAuditOnHup(pg: Pick<Plangate, 'audit' | 'paths'>, io: Io): { stopping(): void; off(): void } {
+export function reopenAuditOnHup(io: Io): { attach(pg: Pick<Plangate, 'audit' | 'paths'>): void; stopping(): void; off(): void } {
   let stopping = false;
+  let pg: Pick<Plangate, 'audit' | 'paths'> | undefined;
+  let pending = false;
+  const reopen = (open: Pick<Plangate, 'audit' | 'paths'>): void => {
+    void (open.audit.reopen?.() ?? Promise.resolve()).then(
+      () => io.err(`plangate: SIGHUP: audit log ${open.paths.audit} reopened`),
+      (error: unknown) => io.err(`plangate: SIGHUP: the audit log ${open.paths.audit} cannot be reopened: ${error instanceof Error ? error.message : String(error)} (retrying by itself)`),
+    );
+  };
   const onHup = (): void => {
     if (stopping) return;
-    void (pg.audit.reopen?.() ?? Promise.resolve()).then(
-      () => io.err(`plangate: SIGHUP: audit log ${pg.paths.audit} reopened`),
-      (error: unknown) => io.err(`plangate: SIGHUP: the audit log ${pg.paths.audit} cannot be reopened: ${error instanceof Error ? error.message : String(error)} (retrying by itself)`),
-    );
+    if (pg) reopen(pg);
+    else pending = true;
   };
   process.on('SIGHUP', onHup);
   return {
+    attach: (open) => {
+      pg = open;
+      if (pending && !stopping) reopen(open);
+      pending = false;
+    },
     stopping: () => { stopping = true; },
     off: () => void process.off('SIGHUP', onHup),
   };

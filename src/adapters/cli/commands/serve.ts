@@ -71,52 +71,58 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
     .addOption(new Option('--body-limit <bytes>', 'largest request body (default 131072)').env('PLANGATE_BODY_LIMIT').argParser(integer('--body-limit', 1024, 64 * 2 ** 20)))
     .addOption(new Option('--decision-log <file>', 'append every decision\'s policy input (never a message body) to this JSONL file, for plangate diff --replay').env('PLANGATE_DECISION_LOG'))
     .action(wrap(async (opts: ServeOptions, cmd: Command) => {
-      if (opts.initTokens !== undefined) {
-        if (!opts.tokens) throw new PlangateError(ErrorCode.InvalidInput, '--init-tokens needs --tokens FILE (where to keep the digests)');
-        if (!existsSync(opts.tokens)) {
-          const seats = typeof opts.initTokens === 'string' ? opts.initTokens.split(',').map((s) => s.trim()).filter(Boolean) : DEMO_SEATS;
-          await initTokens(opts.tokens, seats, io);
-        }
-      }
-      if (opts.initRules !== undefined) {
-        const g = cmd.optsWithGlobals<GlobalOptions>();
-        const rulesDir = resolvePaths(g.rules ? { rules: g.rules } : {}, io.env).rules;
-        if (!existsSync(rulesDir)) {
-          await cp(opts.initRules, rulesDir, { recursive: true, errorOnExist: true, force: false });
-          io.err(`plangate: started the rules directory ${rulesDir} as a copy of ${opts.initRules}`);
-        }
-      }
-      const tokens = await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env });
-      const executors: Executors | undefined = opts.executors ? await loadExecutors(opts.executors) : undefined;
-      const pg = await openFromOptions(cmd, io, { watch: true, ...(opts.decisionLog ? { decisionLog: opts.decisionLog } : {}) });
-      let running;
+      // Installed first: a log rotation's SIGHUP while plangate opens must not kill it (see reopenAuditOnHup).
+      const hup = reopenAuditOnHup(io);
       try {
-        const app = createHttpApp({
-          ...httpOptionsFrom(pg),
-          tokens,
-          ...(executors ? { executors } : {}),
-          ...(opts.bodyLimit !== undefined ? { bodyLimit: opts.bodyLimit } : {}),
-          routes: [consoleRoutes()],
-          onError: (error, where) => io.err(`plangate: internal error on ${where.method} ${where.route}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`),
-        });
-        running = await listen(app, { host: opts.host, port: opts.port });
-        io.err(`plangate: the console is at ${running.url}/console`);
-      } catch (error) {
+        if (opts.initTokens !== undefined) {
+          if (!opts.tokens) throw new PlangateError(ErrorCode.InvalidInput, '--init-tokens needs --tokens FILE (where to keep the digests)');
+          if (!existsSync(opts.tokens)) {
+            const seats = typeof opts.initTokens === 'string' ? opts.initTokens.split(',').map((s) => s.trim()).filter(Boolean) : DEMO_SEATS;
+            await initTokens(opts.tokens, seats, io);
+          }
+        }
+        if (opts.initRules !== undefined) {
+          const g = cmd.optsWithGlobals<GlobalOptions>();
+          const rulesDir = resolvePaths(g.rules ? { rules: g.rules } : {}, io.env).rules;
+          if (!existsSync(rulesDir)) {
+            await cp(opts.initRules, rulesDir, { recursive: true, errorOnExist: true, force: false });
+            io.err(`plangate: started the rules directory ${rulesDir} as a copy of ${opts.initRules}`);
+          }
+        }
+        const tokens = await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env });
+        const executors: Executors | undefined = opts.executors ? await loadExecutors(opts.executors) : undefined;
+        const pg = await openFromOptions(cmd, io, { watch: true, ...(opts.decisionLog ? { decisionLog: opts.decisionLog } : {}) });
+        hup.attach(pg);
+        let running;
+        try {
+          const app = createHttpApp({
+            ...httpOptionsFrom(pg),
+            tokens,
+            ...(executors ? { executors } : {}),
+            ...(opts.bodyLimit !== undefined ? { bodyLimit: opts.bodyLimit } : {}),
+            routes: [consoleRoutes()],
+            onError: (error, where) => io.err(`plangate: internal error on ${where.method} ${where.route}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`),
+          });
+          running = await listen(app, { host: opts.host, port: opts.port });
+          io.err(`plangate: the console is at ${running.url}/console`);
+        } catch (error) {
+          hup.stopping();
+          executors?.close();
+          await pg.close();
+          throw error;
+        }
+        io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${describeLocation(pg.paths.store)}, audit ${describeLocation(pg.paths.audit)}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
+
+        const signal = await untilSignal();
+        hup.stopping();
+        io.err(`plangate: ${signal}: stopping (finishing the requests in flight)`);
+        await running.close();
         executors?.close();
         await pg.close();
-        throw error;
+        io.err('plangate: stopped');
+        return EXIT.ok;
+      } finally {
+        hup.off();
       }
-      io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${describeLocation(pg.paths.store)}, audit ${describeLocation(pg.paths.audit)}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
-
-      const hup = reopenAuditOnHup(pg, io);
-      const signal = await untilSignal();
-      hup.stopping();
-      io.err(`plangate: ${signal}: stopping (finishing the requests in flight)`);
-      await running.close();
-      executors?.close();
-      await pg.close();
-      hup.off();
-      io.err('plangate: stopped');
-      return EXIT.ok;
     }));
 }
