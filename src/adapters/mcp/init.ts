@@ -13,6 +13,9 @@ import { NAMESPACE_SEPARATOR } from './names.js';
 /** Tool names a rule file can hold (the rules schema's toolName). */
 const RULE_TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:/@-]{0,255}$/;
 
+/** The most pages of tools read from a server: one that offers more pages than that is listed in part, and says so. */
+export const MAX_LIST_PAGES = 100;
+
 /** Longest description kept in a comment. */
 const DESCRIPTION_CHARS = 160;
 
@@ -56,7 +59,7 @@ function comment(tool: Tool): string {
  * @example
  * starterRules([{ name: 'write_file', inputSchema: { type: 'object' } }], { name: 'fs', version: '1' })
  */
-export function starterRules(tools: readonly Tool[], server: Implementation | undefined, options: { namespace?: string; source?: string } = {}): string {
+export function starterRules(tools: readonly Tool[], server: Implementation | undefined, options: { namespace?: string; source?: string; partial?: boolean } = {}): string {
   const name = (t: Tool) => (options.namespace ? `${options.namespace}${NAMESPACE_SEPARATOR}${t.name}` : t.name);
   // A name listed twice is written once (a rule file may list a tool once): as a read only when every listing says read.
   const byName = new Map<string, { tool: Tool; cls: 'read' | 'effect' }>();
@@ -84,6 +87,7 @@ export function starterRules(tools: readonly Tool[], server: Implementation | un
     '# spend. Reads are never gated; effects need a plan in side_effects mode; spends in',
     '# spends_only and side_effects.',
     ...skipped.map((t) => `# Left out (its name cannot be written in a rule): ${quoted(t.name)}`),
+    ...(options.partial ? [`# Listed in part: the server offered more than ${MAX_LIST_PAGES} pages of tools, and only the first ${MAX_LIST_PAGES} are here.`] : []),
     '',
     '# planRequired:',
     '#   workspace: { mode: side_effects, windowMin: 30 }',
@@ -97,25 +101,26 @@ export function starterRules(tools: readonly Tool[], server: Implementation | un
 }
 
 /**
- * Starts `command` as an MCP server over stdio and reads its tools (every page).
+ * Starts `command` as an MCP server over stdio and reads its tools, every
+ * page up to {@link MAX_LIST_PAGES}; `partial` says the server had more.
  *
  * @example
- * const { tools, server } = await listUpstreamTools(['mcp-server-filesystem', '/srv']);
+ * const { tools, server, partial } = await listUpstreamTools(['mcp-server-filesystem', '/srv']);
  */
-export async function listUpstreamTools(command: readonly string[]): Promise<{ tools: Tool[]; server: Implementation | undefined }> {
+export async function listUpstreamTools(command: readonly string[]): Promise<{ tools: Tool[]; server: Implementation | undefined; partial: boolean }> {
   const [cmd, ...args] = command as [string, ...string[]];
   const client = new Client({ name: 'plangate-init', version: '0.1.0' });
   await client.connect(new StdioClientTransport({ command: cmd, args, stderr: 'ignore' }));
   try {
     const tools: Tool[] = [];
     let cursor: string | undefined;
-    for (let page = 0; page < 100; page++) {
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const r = await client.listTools(cursor !== undefined ? { cursor } : undefined);
       tools.push(...r.tools);
       cursor = r.nextCursor;
       if (cursor === undefined) break;
     }
-    return { tools, server: client.getServerVersion() };
+    return { tools, server: client.getServerVersion(), partial: cursor !== undefined };
   } finally {
     await client.close();
   }

@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
-import { listUpstreamTools, starterRules } from '../../mcp/init.js';
+import { listUpstreamTools, MAX_LIST_PAGES, starterRules } from '../../mcp/init.js';
 import { checkUpstreamName } from '../../mcp/names.js';
 import { EXIT } from '../exit.js';
 import type { CommandContext } from '../main.js';
@@ -30,7 +30,9 @@ export function registerInit(program: Command, { io, wrap }: CommandContext): vo
       const text = starterRules(listed.tools, listed.server, {
         ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
         source: `plangate init --from-mcp -- ${command.join(' ')}`,
+        partial: listed.partial,
       });
+      if (listed.partial) io.err(`plangate: ${command.join(' ')} offered more than ${MAX_LIST_PAGES} pages of tools: only the first ${MAX_LIST_PAGES} (${listed.tools.length} tools) are in the file, which says so`);
       if (opts.out === undefined) {
         io.out(text.trimEnd());
       } else {
