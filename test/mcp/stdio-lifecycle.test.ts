@@ -38,8 +38,8 @@ interface Gateway {
   send(message: object): void;
 }
 
-function gateway(w: World, upstream: object): Gateway {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_CHILD, 'mcp', '--agent', '0xWORKER',
+function gateway(w: World, upstream: object, options: string[] = []): Gateway {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI_CHILD, 'mcp', '--agent', '0xWORKER', ...options,
     '--rules', w.rules, '--store', w.store, '--audit', w.audit, '--', process.execPath, '--import', 'tsx', FAKE, JSON.stringify(upstream)]);
   let out = '';
   let err = '';
@@ -94,6 +94,28 @@ describe('plangate mcp over stdio, ending', () => {
     expect(answers.find((a) => a.id === 3)?.result?.content[0]?.text).toBe('peek ran');
     expect(answers.find((a) => a.id === 4)?.result).toBeDefined();
   }, 60_000);
+  it('answers busy to a request over the session\'s bound of calls in flight, and serves the next one once a call is answered', async () => {
+    const w = makeWorld();
+    const g = gateway(w, { callMs: 1500, tools: [{ name: 'peek', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] }, ['--max-calls-per-session', '2']);
+    g.send(RAW_INIT);
+    g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(await until(() => g.out().includes('"peek"'), 20_000), g.out()).toBe(true);
+    for (const id of [3, 4, 5]) g.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'peek', arguments: {} } });
+    type Answer = { id?: number; result?: { content: { text: string }[] }; error?: { code: number; message: string } };
+    const answers = (): Answer[] => g.out().trim().split('\n').map((l) => JSON.parse(l) as Answer);
+    expect(await until(() => answers().some((a) => a.id === 5), 10_000), g.out()).toBe(true);
+    // The third is answered at once, before the two in flight: nothing of it went upstream.
+    expect(answers().filter((a) => a.id === 3 || a.id === 4)).toEqual([]);
+    expect(answers().find((a) => a.id === 5)?.error).toEqual({ code: -32031, message: expect.stringMatching(/already has 2 calls in flight/) });
+    expect(await until(() => answers().some((a) => a.id === 4), 10_000), g.out()).toBe(true);
+    g.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'peek', arguments: {} } });
+    expect(await until(() => answers().some((a) => a.id === 6), 10_000), g.out()).toBe(true);
+    expect(answers().filter((a) => [3, 4, 6].includes(a.id ?? 0)).map((a) => a.result?.content[0]?.text)).toEqual(['peek ran', 'peek ran', 'peek ran']);
+    g.child.stdin.end();
+    expect((await g.exited).code).toBe(0);
+  }, 60_000);
+
   it('reopens the audit log on SIGHUP (log rotation) and keeps serving, as plangate serve does', async () => {
     const w = makeWorld();
     const g = gateway(w, { tools: [{ name: 'peek', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] });

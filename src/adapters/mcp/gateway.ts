@@ -32,6 +32,8 @@ export interface GatewayOptions {
    * operator named them, e.g. with `--read-root`).
    */
   readRoots?: 'upstream' | 'gate';
+  /** The most gated requests one session may have in flight at once (default MAX_CALLS_IN_FLIGHT, 64). */
+  maxCallsPerSession?: number;
 }
 
 /** One upstream's state across the open sessions. */
@@ -127,6 +129,7 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
       calls.inc({ tool, outcome });
     },
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.maxCallsPerSession !== undefined ? { maxCallsInFlight: options.maxCallsPerSession } : {}),
     ...(options.readRoots === 'gate' ? {} : { rootsOf: (upstream: string) => upstreamRoots.get(upstream) }),
   };
 

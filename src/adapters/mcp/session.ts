@@ -10,6 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  McpError,
   GetPromptRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
@@ -21,7 +22,7 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callTool, getPrompt, PROMPT_GET, readResource, RESOURCE_READ, type CallDeps } from './calls.js';
+import { BUSY_RPC_CODE, callTool, getPrompt, MAX_CALLS_IN_FLIGHT, PROMPT_GET, readResource, RESOURCE_READ, type CallDeps } from './calls.js';
 import { registerPassThrough } from './passthrough.js';
 import { exposedName, SAY_TOOL } from './names.js';
 import { ownTools } from './own-tools.js';
@@ -78,6 +79,8 @@ export class GatewaySession {
   /** Client requests being served per link, to relate the link's sampling and elicitation requests to them. */
   readonly inflight = new Map<UpstreamLink, Set<Extra>>();
   private started: Promise<void> | undefined;
+  /** Gated requests being served now (see MAX_CALLS_IN_FLIGHT). */
+  private gated = 0;
   /** The re-read of the tool lists for an unknown name under way, and when the last one ended. */
   private rereading: Promise<void> | undefined;
   private rereadAt = Number.NEGATIVE_INFINITY;
@@ -227,13 +230,27 @@ export class GatewaySession {
       : this.server.request(request as ServerRequest, ResultSchema, { signal });
   }
 
+  /** Serves one gated request, unless the session already has as many in flight as it may. */
+  private async bounded<T>(serve: () => Promise<T>): Promise<T> {
+    const max = this.options.deps.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT;
+    if (this.gated >= max) {
+      throw new McpError(BUSY_RPC_CODE, `this session already has ${max} calls in flight: wait for one to be answered, then send this one again`);
+    }
+    this.gated++;
+    try {
+      return await serve();
+    } finally {
+      this.gated--;
+    }
+  }
+
   private register(): void {
     const s = this.server;
     const deps = this.options.deps;
     s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
-    s.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(this, deps, req.params, extra));
-    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => readResource(this, deps, req.params, extra));
-    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => getPrompt(this, deps, req.params, extra));
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.bounded(() => callTool(this, deps, req.params, extra)));
+    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.bounded(() => readResource(this, deps, req.params, extra)));
+    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => this.bounded(() => getPrompt(this, deps, req.params, extra)));
     registerPassThrough(this);
   }
 }

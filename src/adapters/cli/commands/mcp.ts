@@ -11,6 +11,7 @@ import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
 import { trackAnswers } from '../../mcp/answers.js';
+import { MAX_CALLS_IN_FLIGHT } from '../../mcp/calls.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp, MCP_SESSIONS_PER_SEAT } from '../../mcp/http.js';
@@ -30,12 +31,16 @@ interface McpOptions {
   readRoot: string[];
   statusListen?: string;
   maxSessionsPerSeat?: number;
+  maxCallsPerSession?: number;
 }
 
-function sessionsPerSeat(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1) throw new PlangateError(ErrorCode.InvalidInput, `--max-sessions-per-seat takes a whole number of at least 1 (got "${value}")`);
-  return n;
+/** A parser of a whole number of at least 1 for `option`. */
+function atLeastOne(option: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || !Number.isSafeInteger(n)) throw new PlangateError(ErrorCode.InvalidInput, `${option} takes a whole number of at least 1 (got "${value}")`);
+    return n;
+  };
 }
 
 function hostPort(value: string, option = '--listen'): { host: string; port: number } {
@@ -55,7 +60,8 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--upstream <[name=]url>', 'a Streamable HTTP upstream (repeatable)').argParser(collect).default([]))
     .addOption(new Option('--upstreams <file>', 'a JSON file naming several upstreams: { "upstreams": { NAME: { "command", "args" } | { "url" } } }'))
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
-    .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(sessionsPerSeat))
+    .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(atLeastOne('--max-sessions-per-seat')))
+    .addOption(new Option('--max-calls-per-session <n>', `most tool calls, resource reads and prompt gets one session may have in flight at once; past it a request is answered busy (default ${MAX_CALLS_IN_FLIGHT})`).argParser(atLeastOne('--max-calls-per-session')))
     .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
     .addOption(new Option('--status-listen <host:port>', 'with a stdio client: serve /health and /metrics here'))
     .addOption(new Option('--tokens <file>', 'bearer tokens file: agents for --listen, operators and policy for the details of /health (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
@@ -80,7 +86,12 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
         const pg = await openFromOptions(cmd, io, { watch: true, ...(roots.length ? { readRoots: roots } : {}) });
         hup.attach(pg);
         // Named read roots hold for every upstream; else each stdio upstream's own directories do for its tools.
-        const gateway = createMcpGateway({ plangate: pg, upstreams, readRoots: opts.readRoot.length ? 'gate' : 'upstream' });
+        const gateway = createMcpGateway({
+          plangate: pg,
+          upstreams,
+          readRoots: opts.readRoot.length ? 'gate' : 'upstream',
+          ...(opts.maxCallsPerSession !== undefined ? { maxCallsPerSession: opts.maxCallsPerSession } : {}),
+        });
         try {
           if (opts.listen && tokens) {
             const listener = await listenMcp(gateway, {
