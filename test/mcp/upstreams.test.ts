@@ -137,6 +137,26 @@ describe('plangate mcp with several upstreams', () => {
     expect(recorded(w).map((r) => r.args['what'])).toEqual(['one', 'three']);
   }, 30_000);
 
+  it("tells the client an HTTP upstream's failed status in plangate's words, keeps the page it answered for the operator, and keeps serving", async () => {
+    const w = makeWorld(OPEN);
+    const up = await recorderHttp(w.record);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    expect(textOf(await call(c, 'peek', { what: 'one' }))).toBe('saw one');
+    up.failNextCall(500, '<html>Traceback (most recent call last): File "/srv/app/secrets.py", DATABASE_URL=postgres://admin:hunter2@db</html>');
+    const failed = await c.callTool({ name: 'peek', arguments: { what: 'two' } }).then(() => undefined, (e: unknown) => e as { code: number; message: string });
+    expect(failed?.code).toBe(-32603);
+    expect(failed?.message).toMatch(/upstream rec answered tools\/call with HTTP 500/);
+    expect(failed?.message).not.toMatch(/hunter2|Traceback/);
+    expect(h.gateway.health().upstreams[0]?.lastError).toMatch(/HTTP 500.*hunter2/);
+    // Not a dropped connection: the link stays up, and the next call goes through.
+    expect(h.gateway.health().upstreams[0]?.state).toBe('up');
+    expect(textOf(await call(c, 'peek', { what: 'three' }))).toBe('saw three');
+    expect(recorded(w).map((r) => r.args['what'])).toEqual(['one', 'three']);
+  }, 30_000);
+
   it('relays progress, cancellation, sampling and elicitation with a Streamable HTTP upstream', async () => {
     const w = makeWorld(OPEN);
     const up = await recorderHttp(w.record);

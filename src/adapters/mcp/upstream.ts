@@ -14,6 +14,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ErrorCode as RpcCode,
+  McpError,
   ResultSchema,
   ToolListChangedNotificationSchema,
   type ClientCapabilities,
@@ -123,7 +125,8 @@ export class UpstreamLink {
   /**
    * Sends a request upstream. Throws `UpstreamDownError` when the link is not
    * up or the connection drops while waiting; an error the upstream answers
-   * with (an `McpError`) is thrown as it is.
+   * with (an `McpError`) is thrown as it is, and an HTTP exchange that failed
+   * with a status as an `McpError` that names the status only.
    */
   async request(request: Request, options: RequestOptions = {}): Promise<Result> {
     const client = this.client;
@@ -134,6 +137,12 @@ export class UpstreamLink {
       if (this.state !== 'up' || isConnectionError(error)) {
         this.down('the connection dropped', `: ${message(error)}`);
         throw new UpstreamDownError(this.spec.name, this.reason ?? 'the connection dropped');
+      }
+      if (error instanceof StreamableHTTPError) {
+        // The HTTP exchange failed: its body is a web server's or a proxy's page, not the tool's answer. The
+        // client is told the status in plangate's words; the body is the operator's (health's lastError).
+        this.lastError = `${request.method} answered HTTP ${error.code ?? 'error'}: ${message(error).slice(0, 2000)}`;
+        throw new McpError(RpcCode.InternalError, `upstream ${this.spec.name} answered ${request.method} with HTTP ${error.code ?? 'error'}`, { upstream: this.spec.name, status: error.code });
       }
       throw error;
     }
