@@ -169,6 +169,19 @@ export interface DelegationVerdict {
   unrecorded?: string;
 }
 
+/** What failed when a decision was made without the policy or the store: the rules or the compiled policy, or the store. */
+export type FailureCause = 'policy' | 'store';
+
+/**
+ * What failed, and why: `reason` is the failure's own text (a file and
+ * line, a database error) for the operator (the log, the status, the explanation); an agent
+ * is told only what its `cause` means.
+ */
+export interface Failure {
+  cause: FailureCause;
+  reason: string;
+}
+
 /**
  * The answer for one call: what a gate acts on. It is the policy's hot
  * answer (`plangate/decide`, a {@link HotAnswer}) with its settings
@@ -177,19 +190,6 @@ export interface DelegationVerdict {
  * `schemas/decision.schema.json`; an {@link Explanation} adds every
  * candidate and every check's verdict.
  */
-/** What failed when a decision was made without the policy or the store: the rules or the compiled policy, or the store. */
-export type FailureCause = 'policy' | 'store';
-
-/**
- * What failed, and why: `reason` is the failure's own text (a file and
- * line, a database error) for the operator's log, audit and status; an agent
- * is told only what its `cause` means.
- */
-export interface Failure {
-  cause: FailureCause;
-  reason: string;
-}
-
 export interface Decision {
   allowed: boolean;
   tool: string;

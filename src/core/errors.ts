@@ -104,6 +104,27 @@ export function toError(thrown: unknown): Error {
 }
 
 /**
+ * What anyone but an operator is told of a store error, by its code. Its
+ * own message is the store's (a database's host and user, a file's path, a
+ * driver's words): the operator's log has it.
+ */
+export const STORE_ERROR_SHOWN: Readonly<Partial<Record<ErrorCode, string>>> = Object.freeze({
+  [ErrorCode.StoreUnavailable]: "plangate's store cannot be reached; retry in a moment",
+  [ErrorCode.StoreFailure]: "plangate's store failed",
+});
+
+/**
+ * The words of a store error that anyone but an operator may read, or
+ * undefined for any other error (its own message is written for callers).
+ *
+ * @example
+ * storeErrorShown(new PlangateError(ErrorCode.StoreUnavailable, 'postgres store: … db.internal:5432 …')) // "plangate's store cannot be reached; retry in a moment"
+ */
+export function storeErrorShown(error: unknown): string | undefined {
+  return error instanceof PlangateError ? STORE_ERROR_SHOWN[error.code] : undefined;
+}
+
+/**
  * The code of a refused (or shadow-refused) decision. The policy always sets
  * it and the engine rejects a refusal without one; the fallback only keeps
  * the type total.

@@ -40,8 +40,8 @@ export const READ_GUARD_ON_STORE_FAILURE = 'fail_open' as const;
  * What an agent is told of a failure, by its cause, wherever it sees one (a
  * refusal's message, a decision over HTTP, a hook's answer). The failure's
  * own text (a rule file's path and line, a database's error with its host
- * and user) is the operator's: it goes to the log, the audit and the status,
- * never to the agent whose call it decided.
+ * and user) is the operator's: it goes to the log and, for an operator, the
+ * status and the explanation, never to the agent whose call it decided.
  */
 export const FAILURE_SHOWN_TO_AGENTS: Readonly<Record<FailureCause, string>> = Object.freeze({
   policy: "plangate's rules or policy cannot be read",

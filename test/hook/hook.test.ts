@@ -110,6 +110,11 @@ describe('plangate hook', () => {
       expect(JSON.parse(r.stdout).hookSpecificOutput, options.join(' ')).toMatchObject({
         hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call, so it is refused: /),
       });
+      if (options[0] === '--store') {
+        // The agent reads the reason: the store's words stay in the log (stderr), its path with them.
+        expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason).toBe("plangate could not decide this call, so it is refused: plangate's store failed");
+        expect(r.stderr).toContain(notADatabase);
+      }
     }
     // A hook command the host was given wrong (no --agent, an option it does not have) denies too.
     for (const args of [['hook'], ['hook', '--agent', '0xWORKER', '--no-such-option']]) {

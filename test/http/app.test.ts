@@ -128,8 +128,8 @@ describe("a store error's own message", () => {
       process.stderr.write = write;
     }
     expect(logged).toHaveLength(2);
-    expect(logged[0]).toBe(`plangate: the store failed on GET /away: ${secret}\n`);
-    expect(logged[1]).toMatch(/^plangate: the store failed on GET \/broken: .*disk image is malformed/);
+    expect(logged[0]).toBe(`plangate: store_unavailable on GET /away: ${secret}\n`);
+    expect(logged[1]).toMatch(/^plangate: store_failure on GET \/broken: .*disk image is malformed/);
   });
 });
 

@@ -4,7 +4,7 @@
  * lists (as given, unchecked), and how it misbehaves (`hangInitialize`: it
  * never answers initialize; `stderrFlood`: bytes written to stderr at start;
  * `callMs`: how long a call takes; `listLog`: a file that records each
- * tools/list).
+ * tools/list; `pages`, `everyPage`: how its list is paged).
  *
  * `node --import tsx fake-server.ts SPEC`
  */
@@ -18,6 +18,8 @@ interface Spec {
   version?: string;
   tools?: unknown[];
   pages?: number;
+  /** Every page after the first lists the tools again, named `NAME_pN`. */
+  everyPage?: boolean;
   hangInitialize?: boolean;
   stderrFlood?: number;
   pidFile?: string;
@@ -42,7 +44,9 @@ if (spec.hangInitialize) {
     if (spec.listLog) appendFileSync(spec.listLog, 'tools/list\n');
     const page = Number(req.params?.cursor ?? 0);
     const pages = spec.pages ?? 1;
-    return { tools: page === 0 ? tools : [], ...(page + 1 < pages ? { nextCursor: String(page + 1) } : {}) } as never;
+    // Each later page lists the same tools with the page's number, when the spec asks for it.
+    const listed = page === 0 ? tools : spec.everyPage ? tools.map((t) => ({ ...(t as object), name: `${(t as { name: string }).name}_p${page}` })) : [];
+    return { tools: listed, ...(page + 1 < pages ? { nextCursor: String(page + 1) } : {}) } as never;
   });
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     await new Promise((r) => setTimeout(r, spec.callMs ?? 0));

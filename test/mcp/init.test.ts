@@ -72,8 +72,9 @@ describe('plangate init --from-mcp', () => {
   }, 60_000);
 
   it('reads every page of a long list, and says so when a server offers more pages than it reads', async () => {
-    const some = await initFrom({ tools: [tool('write_file')], pages: 3 });
+    const some = await initFrom({ tools: [tool('write_file')], pages: 3, everyPage: true });
     expect(some.text).not.toContain('Listed in part');
+    for (const name of ['write_file', 'write_file_p1', 'write_file_p2']) expect(some.text).toContain(`- ${name}\n`);
     const a = io();
     // A server whose list never ends: its cursor always names a next page.
     expect(await main(['init', '--from-mcp', '--', process.execPath, '--import', 'tsx', FAKE, JSON.stringify({ tools: [tool('write_file')], pages: 1_000 })], a.io), a.err.join('\n')).toBe(0);

@@ -55,6 +55,7 @@ describe('failing open at boot', () => {
     const d = await pg.gate.decide(MERGE);
     expect(d).toMatchObject({ allowed: true, gated: false, class: 'effect', settings: { mode: { value: 'off', scope: 'default' } } });
     expect(d.failOpen?.reason).toContain('policy.wasm cannot be loaded');
+    expect(d.failOpen?.cause).toBe('policy');
     expect(logs.filter((l) => l.includes('FAIL-OPEN 0xW → github.merge_pull_request'))).toHaveLength(1);
     expect(pg.status().decisions).toMatchObject({ total: 1, failOpen: 1, refused: 0 });
     expect(audit.events).toHaveLength(0);
@@ -170,7 +171,7 @@ describe('failing open when the store fails', () => {
     const engine = await Engine.load({ data: { ...emptyRulesData(), planRequired: { workspace: { mode: 'side_effects', source: 'a.yaml:1:1' }, crews: {}, agents: {} } } });
     const gate = createGate({ engine, store: broken, audit, onStoreError: (e) => errors.push(String(e)), onDecision: (d) => decisions.push(d) });
     const d = await gate.decide(MERGE);
-    expect(d).toMatchObject({ allowed: true, gated: false, failOpen: { reason: 'the store failed while gathering the facts: database is locked' } });
+    expect(d).toMatchObject({ allowed: true, gated: false, failOpen: { cause: 'store', reason: 'the store failed while gathering the facts: database is locked' } });
     expect(errors).toEqual(['Error: database is locked']);
     expect(decisions).toHaveLength(1);
     expect(audit.events).toHaveLength(0);

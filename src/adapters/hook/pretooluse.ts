@@ -9,7 +9,7 @@
  * shown to the model). Every input gets a well-formed answer and exit 0.
  */
 import { isAbsolute } from 'node:path';
-import { ErrorCode, PlangateError, toError } from '../../core/errors.js';
+import { ErrorCode, PlangateError, storeErrorShown, toError } from '../../core/errors.js';
 import { FAILURE_SHOWN_TO_AGENTS } from '../../core/failopen.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { Gate } from '../../gate/gate.js';
@@ -151,9 +151,12 @@ export async function runHook(gate: Pick<Gate, 'decide'>, text: string, options:
  */
 export function undecidable(error: unknown): string {
   const e = toError(error);
+  // A store error is told in its code's words: its own message (a database's address, a file's path) is the operator's.
+  const shown = storeErrorShown(e);
   const answer = HOOK_ON_UNDECIDABLE === 'deny'
-    ? deny(`plangate could not decide this call, so it is refused: ${e instanceof PlangateError ? e.message : 'internal error'}`)
+    ? deny(`plangate could not decide this call, so it is refused: ${e instanceof PlangateError ? shown ?? e.message : 'internal error'}`)
     : {};
   if (!(e instanceof PlangateError)) process.stderr.write(`plangate hook: ${e.stack ?? e.message}\n`);
+  else if (shown !== undefined) process.stderr.write(`plangate hook: ${e.code}: ${e.message}\n`);
   return `${JSON.stringify(answer)}\n`;
 }

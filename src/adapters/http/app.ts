@@ -15,7 +15,7 @@ import type { RuntimeStatus } from '../../main/status.js';
 import type { DecideOptions } from '../../gate/gate.js';
 import type { Principal, TokenSet } from './auth.js';
 import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
-import { errorAnswer, HttpCode, HttpError, STATUS } from './errors.js';
+import { errorAnswer, HttpCode, HttpError, logLine, STATUS } from './errors.js';
 import type { Executors } from './executors.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { Router, type Method, type Reply, type ReplyStream, type Route, type RouteModule } from './router.js';
@@ -72,7 +72,11 @@ export interface HttpAppOptions {
   metrics?: Metrics;
   /** Reads the audit trail back for `GET /v1/audit`; without it that route answers 503 `audit_unreadable`. */
   audit?: AuditReader;
-  /** Called for an unexpected error (an answer 500). Never given headers or tokens. Default: a line on stderr. */
+  /**
+   * Called for an unexpected error (an answer 500), and for a store error
+   * whose message the caller was not shown (see `STORE_ERROR_SHOWN`). Never
+   * given headers or tokens. Default: a line on stderr ({@link logLine}).
+   */
   onError?: (error: unknown, where: { method: string; route: string }) => void;
 }
 
@@ -144,7 +148,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const status = options.status ?? fallbackStatus(options.rules);
   const metrics = options.metrics ?? createMetrics({ status });
   const onError = options.onError ?? ((error: unknown, where: { method: string; route: string }) => {
-    process.stderr.write(`plangate: internal error on ${where.method} ${where.route}: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`${logLine(error, where)}\n`);
   });
   const deps: HttpDeps = {
     gate: options.gate,
@@ -199,8 +203,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       answer = render(reply);
     } catch (error) {
       const e = errorAnswer(error, principal?.role === 'operator' ? 'operator' : 'caller');
-      if (e.unexpected) onError(error, { method, route: route?.path ?? path });
-      if (e.withheld !== undefined) process.stderr.write(`plangate: the store failed on ${method} ${route?.path ?? path}: ${e.withheld}\n`);
+      if (e.unexpected || e.withheld !== undefined) onError(error, { method, route: route?.path ?? path });
       const body = route?.errors === 'opa'
         ? { code: e.body.error.code, message: e.body.error.message, ...(e.body.error.details ? { errors: e.body.error.details } : {}) }
         : e.body;

@@ -3,7 +3,7 @@
  * error body every route answers with: `{ error: { code, message, details? } }`.
  * Nothing else in the adapter picks a status for an error.
  */
-import { ErrorCode, PlangateError, type Problem } from '../../core/errors.js';
+import { ErrorCode, PlangateError, storeErrorShown, type Problem } from '../../core/errors.js';
 
 /** Error codes only the HTTP adapter raises (the protocol's own failures). */
 export const HttpCode = {
@@ -120,14 +120,17 @@ export interface ErrorAnswer {
 }
 
 /**
- * The store's errors: their messages are the store's own (a database's host
- * and user, a file's path, a driver's words), so only an operator's token
- * reads them. Anyone else is told what the code means.
+ * The operator's log line for an error worth logging: an unexpected one
+ * (with its stack) or a store error whose message the caller was not shown.
+ *
+ * @example
+ * logLine(new PlangateError(ErrorCode.StoreUnavailable, 'postgres store: …'), { method: 'POST', route: '/v1/say' })
+ * // 'plangate: store_unavailable on POST /v1/say: postgres store: …'
  */
-export const STORE_ERROR_SHOWN: Readonly<Record<string, string>> = Object.freeze({
-  [ErrorCode.StoreUnavailable]: "plangate's store cannot be reached; retry in a moment",
-  [ErrorCode.StoreFailure]: "plangate's store failed",
-});
+export function logLine(error: unknown, where: { method: string; route: string }): string {
+  if (error instanceof PlangateError) return `plangate: ${error.code} on ${where.method} ${where.route}: ${error.message}`;
+  return `plangate: internal error on ${where.method} ${where.route}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`;
+}
 
 /** Whose answer it is: an operator reads a store error's own message, anyone else its code's words. */
 export type Reader = 'operator' | 'caller';
@@ -135,7 +138,7 @@ export type Reader = 'operator' | 'caller';
 /**
  * Turns anything thrown into the answer. A PlangateError keeps its code and
  * message (they are written for callers), except a store error's message,
- * which only an operator reads (see {@link STORE_ERROR_SHOWN}); anything
+ * which only an operator reads (see `STORE_ERROR_SHOWN` in core/errors.ts); anything
  * else becomes `internal` with a generic message, so internals never leak.
  *
  * @example
@@ -144,7 +147,7 @@ export type Reader = 'operator' | 'caller';
 export function errorAnswer(thrown: unknown, reader: Reader = 'caller'): ErrorAnswer {
   if (thrown instanceof PlangateError) {
     const details = thrown.details.length ? { details: thrown.details } : {};
-    const shown = reader === 'operator' ? undefined : STORE_ERROR_SHOWN[thrown.code];
+    const shown = reader === 'operator' ? undefined : storeErrorShown(thrown);
     return {
       status: statusFor(thrown.code),
       body: { error: { code: thrown.code, message: shown ?? thrown.message, ...(shown === undefined ? details : {}) } },

@@ -20,7 +20,7 @@ export interface GuardOptions<Req extends IncomingMessage = IncomingMessage> {
   call(req: Req): Call | Promise<Call>;
   /** Count the decisions here too (optional). */
   metrics?: Metrics;
-  /** Called for an unexpected error (answered 500). Default: a line on stderr. */
+  /** Called for an unexpected error (answered 500), and for a store error whose message the caller was not shown. Default: a line on stderr. */
   onError?: (error: unknown) => void;
 }
 
@@ -43,7 +43,7 @@ async function decideOrAnswer<Req extends IncomingMessage>(options: GuardOptions
     decision = await options.gate.decide(await options.call(req));
   } catch (error) {
     const e = errorAnswer(error);
-    if (e.unexpected) (options.onError ?? ((x) => process.stderr.write(`plangate guard: ${String(x)}\n`)))(error);
+    if (e.unexpected || e.withheld !== undefined) (options.onError ?? ((x) => process.stderr.write(`plangate guard: ${String(x)}\n`)))(error);
     options.metrics?.observeDecisionError(e.body.error.code, Number(process.hrtime.bigint() - t0) / 1e9);
     send(res, e.status, e.body, e.headers);
     return undefined;

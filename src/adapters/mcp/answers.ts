@@ -2,7 +2,8 @@
  * The requests a client has sent over a transport and not yet been answered.
  * A stdio client may close its end right after its last request (a pipe, or
  * the protocol's own way to shut down: close the server's stdin, then wait
- * for it to exit); the gateway answers what it was sent before it stops.
+ * for it to exit); the gateway answers what it was sent before it stops. A
+ * request the client cancelled is not waited for: it gets no answer.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -22,6 +23,13 @@ function answerId(m: JSONRPCMessage): Id | undefined {
   return !('method' in m) && 'id' in m ? (m.id as Id | undefined) : undefined;
 }
 
+/** The request a client's `notifications/cancelled` gives up: it gets no answer (the protocol says none is sent). */
+function cancelledId(m: JSONRPCMessage): Id | undefined {
+  if (!('method' in m) || m.method !== 'notifications/cancelled' || 'id' in m) return undefined;
+  const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
 /**
  * Follows the requests coming in over `transport` and the answers going out.
  * Call it after the server has connected to the transport (it wraps the
@@ -35,19 +43,22 @@ function answerId(m: JSONRPCMessage): Id | undefined {
 export function trackAnswers(transport: Transport): Answers {
   const open = new Set<Id>();
   const waiting: (() => void)[] = [];
+  const settle = (id: Id | undefined): void => {
+    if (id !== undefined && open.delete(id) && open.size === 0) for (const wake of waiting.splice(0)) wake();
+  };
   const onmessage = transport.onmessage;
   transport.onmessage = (message, extra) => {
     const id = requestId(message);
     if (id !== undefined) open.add(id);
     onmessage?.(message, extra);
+    settle(cancelledId(message));
   };
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
     try {
       await send(message, options);
     } finally {
-      const id = answerId(message);
-      if (id !== undefined && open.delete(id) && open.size === 0) for (const wake of waiting.splice(0)) wake();
+      settle(answerId(message));
     }
   };
   return {

@@ -27,7 +27,7 @@ import type { Extra, GatewaySession } from './session.js';
 import { UpstreamDownError, type UpstreamLink } from './upstream.js';
 
 /** How a tool call ended, for the per-tool counters. */
-export type CallOutcome = 'allowed' | 'refused' | 'fail_open' | 'upstream_down' | 'own';
+export type CallOutcome = 'allowed' | 'refused' | 'fail_open' | 'upstream_down' | 'own' | 'busy';
 
 /** What the gated entry points need. */
 export interface CallDeps extends OwnToolDeps {

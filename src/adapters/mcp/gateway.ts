@@ -34,6 +34,8 @@ export interface GatewayOptions {
   readRoots?: 'upstream' | 'gate';
   /** The most gated requests one session may have in flight at once (default MAX_CALLS_IN_FLIGHT, 64). */
   maxCallsPerSession?: number;
+  /** The operator's log: what a client is not shown (a store error's own message). Default: a line on stderr. */
+  log?: (line: string) => void;
 }
 
 /** One upstream's state across the open sessions. */
@@ -82,6 +84,10 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
     names.add(u.name);
   }
   if (options.upstreams.length === 0) throw new Error('the gateway needs at least one upstream');
+  const perSession = options.maxCallsPerSession;
+  if (perSession !== undefined && (!Number.isSafeInteger(perSession) || perSession < 1)) {
+    throw new Error(`maxCallsPerSession must be a whole number of at least 1, not ${perSession}`);
+  }
   // Each stdio upstream's own directories: a call to its tools is read-guarded where it reads.
   const upstreamRoots = new Map<string, readonly string[]>();
   for (const u of options.upstreams) {
@@ -129,7 +135,8 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
       calls.inc({ tool, outcome });
     },
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.maxCallsPerSession !== undefined ? { maxCallsInFlight: options.maxCallsPerSession } : {}),
+    ...(perSession !== undefined ? { maxCallsInFlight: perSession } : {}),
+    log: options.log ?? ((line: string) => void process.stderr.write(`${line}\n`)),
     ...(options.readRoots === 'gate' ? {} : { rootsOf: (upstream: string) => upstreamRoots.get(upstream) }),
   };
 

@@ -5,7 +5,7 @@
  * rules name another) sends a held seat's plan to its reviewer.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { PlangateError, toError } from '../../core/errors.js';
+import { PlangateError, storeErrorShown, toError } from '../../core/errors.js';
 import { agentThread } from '../../core/threads.js';
 import type { Gate } from '../../gate/gate.js';
 import { errorResult } from './results.js';
@@ -16,6 +16,19 @@ export interface OwnToolDeps {
   gate: Pick<Gate, 'sayAsAgent' | 'holds'>;
   /** The threads a seat speaks in: its own, its crews' up the chain, the org's. */
   threadsFor(agent: string): Promise<string[]>;
+  /** The operator's log: a store error's own message goes here, never to the client. */
+  log?(line: string): void;
+}
+
+/**
+ * The tool error for a refused or failed post: the error's own message,
+ * except a store error's, which the client is told in its code's words (the
+ * message goes to the operator's log).
+ */
+function failed(deps: OwnToolDeps, tool: string, agent: string, error: PlangateError): CallToolResult {
+  const shown = storeErrorShown(error);
+  if (shown !== undefined) deps.log?.(`plangate mcp: ${error.code} in ${tool} for ${agent}: ${error.message}`);
+  return errorResult(shown ?? error.message, { check: 'plangate', code: error.code, reason: error.code });
 }
 
 const NOT_GATED = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
@@ -97,7 +110,7 @@ export async function say(deps: OwnToolDeps, agent: string, args: Record<string,
     // The gate checks again where the seat speaks, refuses the reviewer's and the system's kinds, and stamps the time.
     m = await deps.gate.sayAsAgent({ thread, author: agent, kind, body, ...(runId !== undefined ? { runId } : {}) });
   } catch (error) {
-    if (error instanceof PlangateError) return errorResult(error.message, { check: 'plangate', code: error.code, reason: error.code });
+    if (error instanceof PlangateError) return failed(deps, SAY_TOOL, agent, error);
     throw toError(error);
   }
   const tag = m.runId !== undefined ? `, run ${m.runId}` : '';
@@ -128,7 +141,7 @@ export async function submitPlan(deps: OwnToolDeps, agent: string, args: Record<
       structuredContent: { holdId: hold.id, messageId: message.id, plans: hold.plans },
     };
   } catch (error) {
-    if (error instanceof PlangateError) return errorResult(error.message, { check: 'plangate', code: error.code, reason: error.code });
+    if (error instanceof PlangateError) return failed(deps, 'the reviewer channel', agent, error);
     throw toError(error);
   }
 }

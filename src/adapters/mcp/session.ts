@@ -10,6 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  ErrorCode as RpcCode,
   McpError,
   GetPromptRequestSchema,
   ListToolsRequestSchema,
@@ -22,6 +23,7 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { PlangateError, storeErrorShown } from '../../core/errors.js';
 import { BUSY_RPC_CODE, callTool, getPrompt, MAX_CALLS_IN_FLIGHT, PROMPT_GET, readResource, RESOURCE_READ, type CallDeps } from './calls.js';
 import { registerPassThrough } from './passthrough.js';
 import { exposedName, SAY_TOOL } from './names.js';
@@ -231,26 +233,43 @@ export class GatewaySession {
   }
 
   /** Serves one gated request, unless the session already has as many in flight as it may. */
-  private async bounded<T>(serve: () => Promise<T>): Promise<T> {
+  private async bounded<T>(what: string, serve: () => Promise<T>): Promise<T> {
     const max = this.options.deps.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT;
     if (this.gated >= max) {
+      this.options.deps.count?.(what, 'busy');
       throw new McpError(BUSY_RPC_CODE, `this session already has ${max} calls in flight: wait for one to be answered, then send this one again`);
     }
     this.gated++;
     try {
-      return await serve();
+      return await this.shielded(what, serve);
     } finally {
       this.gated--;
+    }
+  }
+
+  /**
+   * Serves one request; a store error it throws (a seat's lineage that
+   * cannot be read, say) reaches the client in its code's words, and its own
+   * message, which names the database, goes to the operator's log.
+   */
+  private async shielded<T>(what: string, serve: () => Promise<T>): Promise<T> {
+    try {
+      return await serve();
+    } catch (error) {
+      const shown = storeErrorShown(error);
+      if (shown === undefined) throw error;
+      this.options.deps.log?.(`plangate mcp: ${(error as PlangateError).code} in ${what} for ${this.seat}: ${(error as Error).message}`);
+      throw new McpError(RpcCode.InternalError, shown);
     }
   }
 
   private register(): void {
     const s = this.server;
     const deps = this.options.deps;
-    s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
-    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.bounded(() => callTool(this, deps, req.params, extra)));
-    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.bounded(() => readResource(this, deps, req.params, extra)));
-    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => this.bounded(() => getPrompt(this, deps, req.params, extra)));
+    s.setRequestHandler(ListToolsRequestSchema, () => this.shielded('tools/list', async () => ({ tools: await this.listTools() })));
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.bounded(req.params.name, () => callTool(this, deps, req.params, extra)));
+    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.bounded(RESOURCE_READ, () => readResource(this, deps, req.params, extra)));
+    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => this.bounded(PROMPT_GET, () => getPrompt(this, deps, req.params, extra)));
     registerPassThrough(this);
   }
 }

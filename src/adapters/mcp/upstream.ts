@@ -141,8 +141,9 @@ export class UpstreamLink {
       if (error instanceof StreamableHTTPError) {
         // The HTTP exchange failed: its body is a web server's or a proxy's page, not the tool's answer. The
         // client is told the status in plangate's words; the body is the operator's (health's lastError).
-        this.lastError = `${request.method} answered HTTP ${error.code ?? 'error'}: ${message(error).slice(0, 2000)}`;
-        throw new McpError(RpcCode.InternalError, `upstream ${this.spec.name} answered ${request.method} with HTTP ${error.code ?? 'error'}`, { upstream: this.spec.name, status: error.code });
+        const what = typeof error.code === 'number' && error.code >= 100 ? `HTTP ${error.code}` : 'a reply that is not MCP';
+        this.lastError = `${request.method} answered ${what}: ${message(error).slice(0, 2000)}`;
+        throw new McpError(RpcCode.InternalError, `upstream ${this.spec.name} answered ${request.method} with ${what}`, { upstream: this.spec.name, ...(what.startsWith('HTTP') ? { status: error.code } : {}) });
       }
       throw error;
     }
@@ -316,12 +317,20 @@ function message(error: unknown): string {
 }
 
 /**
- * Errors that mean the connection, not the upstream's answer, failed. A 404
- * over Streamable HTTP means the upstream no longer knows the session (it
- * restarted, or ended it): the protocol says to start a new one.
+ * Statuses of a Streamable HTTP upstream that mean the connection, not the
+ * answer, failed: 404, the upstream no longer knows the session (it
+ * restarted, or ended it), and the protocol says to start a new one; 502,
+ * 503 and 504, a proxy or a server that cannot serve at all for now.
+ */
+const CONNECTION_STATUSES: ReadonlySet<number> = new Set([404, 502, 503, 504]);
+
+/**
+ * Errors that mean the connection, not the upstream's answer, failed. An
+ * HTTP status is judged by its number alone: its text holds the page the
+ * upstream answered with, whose words prove nothing.
  */
 function isConnectionError(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError && error.code === 404) return true;
+  if (error instanceof StreamableHTTPError) return typeof error.code === 'number' && CONNECTION_STATUSES.has(error.code);
   const text = message(error);
   return /Connection closed|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected/i.test(text);
 }

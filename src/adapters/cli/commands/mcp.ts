@@ -85,13 +85,21 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
         const roots = opts.readRoot.length ? opts.readRoot : readRootsOf(upstreams);
         const pg = await openFromOptions(cmd, io, { watch: true, ...(roots.length ? { readRoots: roots } : {}) });
         hup.attach(pg);
-        // Named read roots hold for every upstream; else each stdio upstream's own directories do for its tools.
-        const gateway = createMcpGateway({
-          plangate: pg,
-          upstreams,
-          readRoots: opts.readRoot.length ? 'gate' : 'upstream',
-          ...(opts.maxCallsPerSession !== undefined ? { maxCallsPerSession: opts.maxCallsPerSession } : {}),
-        });
+        let gateway;
+        try {
+          // Named read roots hold for every upstream; else each stdio upstream's own directories do for its tools.
+          gateway = createMcpGateway({
+            plangate: pg,
+            upstreams,
+            readRoots: opts.readRoot.length ? 'gate' : 'upstream',
+            log: (line) => io.err(line),
+            ...(opts.maxCallsPerSession !== undefined ? { maxCallsPerSession: opts.maxCallsPerSession } : {}),
+          });
+        } catch (error) {
+          hup.stopping();
+          await pg.close();
+          throw error;
+        }
         try {
           if (opts.listen && tokens) {
             const listener = await listenMcp(gateway, {

@@ -14,6 +14,7 @@ import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { consoleRoutes } from '../../console/serve.js';
 import { createHttpApp } from '../../http/app.js';
 import { issueTokens, loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
+import { logLine } from '../../http/errors.js';
 import { loadExecutors, type Executors } from '../../http/executors.js';
 import { httpOptionsFrom } from '../../http/plangate.js';
 import { DEFAULT_HOST, DEFAULT_PORT, listen } from '../../http/server.js';
@@ -101,7 +102,7 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
             ...(executors ? { executors } : {}),
             ...(opts.bodyLimit !== undefined ? { bodyLimit: opts.bodyLimit } : {}),
             routes: [consoleRoutes()],
-            onError: (error, where) => io.err(`plangate: internal error on ${where.method} ${where.route}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`),
+            onError: (error, where) => io.err(logLine(error, where)),
           });
           running = await listen(app, { host: opts.host, port: opts.port });
           io.err(`plangate: the console is at ${running.url}/console`);

@@ -1,0 +1,70 @@
+/**
+ * The MCP gateway while its store fails: the client (the agent) is told
+ * what failed in plangate's words, never the store's own message (which
+ * names the database); the operator's log gets that message. Real gateway,
+ * real SDK client over Streamable HTTP, a real upstream; the store is a
+ * memory store whose every method throws while it is "down".
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it } from 'vitest';
+import { createTokenSet } from '../../src/adapters/http/auth.js';
+import { createMcpGateway } from '../../src/adapters/mcp/gateway.js';
+import { listenMcp } from '../../src/adapters/mcp/http.js';
+import { ErrorCode, PlangateError } from '../../src/core/errors.js';
+import { createMemoryStore } from '../../src/facts/memory/store.js';
+import type { Store } from '../../src/facts/port.js';
+import { openPlangate } from '../../src/main/open.js';
+import { closeAfterEach, makeWorld, recorderUpstream, textOf, TOKENS } from './support.js';
+
+const SECRET = 'postgres store: lineage failed: the database at db.internal:5432 (user plangate) cannot be reached (ECONNREFUSED 10.0.0.5:5432)';
+
+/** A memory store that throws a store error from every method while `down`. */
+function failingStore(): { store: Store; state: { down: boolean } } {
+  const state = { down: false };
+  const store = new Proxy(createMemoryStore(), {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function' || prop === 'close') return value;
+      return (...args: unknown[]) => (state.down ? Promise.reject(new PlangateError(ErrorCode.StoreUnavailable, SECRET)) : value.apply(target, args));
+    },
+  });
+  return { store, state };
+}
+
+describe('the MCP gateway while its store fails', () => {
+  const closers = closeAfterEach();
+
+  it("answers tools/list, plangate_say and the reviewer channel with the store's failure in plangate's words, and logs the store's own", async () => {
+    const w = makeWorld();
+    const { store, state } = failingStore();
+    const pg = await openPlangate({ rules: w.rules, storeInstance: store, audit: w.audit, log: () => {} });
+    const logged: string[] = [];
+    const gateway = createMcpGateway({ plangate: pg, upstreams: [recorderUpstream(w)], processMetrics: false, log: (line) => logged.push(line) });
+    const listener = await listenMcp(gateway, { port: 0, tokens: createTokenSet([{ role: 'agent', seat: '0xWORKER', token: TOKENS['0xWORKER'] as string }]) });
+    const client = new Client({ name: 'test-host', version: '1.0.0' });
+    closers.push(async () => {
+      await client.close().catch(() => {});
+      await listener.close();
+      await gateway.close();
+      await pg.close();
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url), { requestInit: { headers: { authorization: `Bearer ${TOKENS['0xWORKER']}` } } }));
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('plangate_say');
+
+    state.down = true;
+    const listed = await client.listTools().then(() => undefined, (e: unknown) => e as Error);
+    expect(listed?.message).toContain("plangate's store cannot be reached; retry in a moment");
+    const said = await client.callTool({ name: 'plangate_say', arguments: { body: 'merge the fix' } }).then((r) => textOf(r as never), (e: unknown) => (e as Error).message);
+    expect(said).toContain("plangate's store cannot be reached");
+    const plan = await client.callTool({ name: 'plangate_submit_plan', arguments: { plan: 'merge the fix' } }).then((r) => textOf(r as never), (e: unknown) => (e as Error).message);
+    expect(plan).toContain("plangate's store cannot be reached");
+    for (const text of [listed?.message, said, plan]) expect(text).not.toMatch(/db\.internal|10\.0\.0\.5|user plangate/);
+    expect(logged.length).toBeGreaterThanOrEqual(3);
+    expect(logged.every((l) => l.includes('db.internal'))).toBe(true);
+    expect(logged[0]).toMatch(/^plangate mcp: store_unavailable in tools\/list for 0xWORKER: /);
+
+    state.down = false;
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('plangate_say');
+  }, 60_000);
+});
