@@ -143,6 +143,9 @@ describe('plangate mcp with several upstreams', () => {
     closers.push(() => up.close());
     const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
     closers.push(() => h.close());
+    // Two sessions, so two links to the upstream: the one that failed is the one health tells of.
+    const first = await h.client('0xWORKER');
+    expect(textOf(await call(first, 'peek', { what: 'zero' }))).toBe('saw zero');
     const c = await h.client('0xWORKER');
     expect(textOf(await call(c, 'peek', { what: 'one' }))).toBe('saw one');
     up.failNextCall(500, '<html>Traceback (most recent call last): File "/srv/app/secrets.py", DATABASE_URL=postgres://admin:hunter2@db</html>');
@@ -154,7 +157,7 @@ describe('plangate mcp with several upstreams', () => {
     // Not a dropped connection: the link stays up, and the next call goes through.
     expect(h.gateway.health().upstreams[0]?.state).toBe('up');
     expect(textOf(await call(c, 'peek', { what: 'three' }))).toBe('saw three');
-    expect(recorded(w).map((r) => r.args['what'])).toEqual(['one', 'three']);
+    expect(recorded(w).map((r) => r.args['what'])).toEqual(['zero', 'one', 'three']);
   }, 30_000);
 
   it('relays progress, cancellation, sampling and elicitation with a Streamable HTTP upstream', async () => {

@@ -145,7 +145,8 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
       const links = [...sessions].flatMap((s) => s.links.filter((l) => l.spec.name === spec.name));
       const up = links.filter((l) => l.state === 'up').length;
       const down = links.filter((l) => l.state === 'down').length;
-      const last = links.find((l) => l.state === 'down') ?? links[0];
+      // A down link says why; else the link that failed last (one session's upstream answered an error, say).
+      const last = links.find((l) => l.state === 'down') ?? links.reduce<typeof links[number] | undefined>((a, l) => (!a || l.lastErrorAt > a.lastErrorAt ? l : a), undefined);
       return {
         name: spec.name,
         transport: spec.kind,

@@ -81,8 +81,10 @@ export class UpstreamDownError extends Error {
 export class UpstreamLink {
   state: LinkState = 'connecting';
   tools: Tool[] = [];
-  /** Why it is down (or last was), with the upstream's own words (its error, its stderr): for operators. */
+  /** Why it is down (or last was), or its last failed answer, with the upstream's own words (its error, its stderr): for operators. */
   lastError: string | undefined;
+  /** When `lastError` was set (ms since the epoch; 0 before any). */
+  lastErrorAt = 0;
   /** Why it is down in a few words of plangate's own, without the upstream's: what a client's call is told. */
   private reason: string | undefined;
   since = Date.now();
@@ -143,6 +145,7 @@ export class UpstreamLink {
         // client is told the status in plangate's words; the body is the operator's (health's lastError).
         const what = typeof error.code === 'number' && error.code >= 100 ? `HTTP ${error.code}` : 'a reply that is not MCP';
         this.lastError = `${request.method} answered ${what}: ${message(error).slice(0, 2000)}`;
+        this.lastErrorAt = Date.now();
         throw new McpError(RpcCode.InternalError, `upstream ${this.spec.name} answered ${request.method} with ${what}`, { upstream: this.spec.name, ...(what.startsWith('HTTP') ? { status: error.code } : {}) });
       }
       throw error;
@@ -201,6 +204,7 @@ export class UpstreamLink {
         await this.refreshTools();
       } catch (error) {
         this.lastError = `tools/list failed: ${message(error)}`;
+        this.lastErrorAt = Date.now();
       }
       this.hooks.onToolsChanged();
     })().finally(() => {
@@ -292,6 +296,7 @@ export class UpstreamLink {
     this.state = 'down';
     this.reason = reason;
     this.lastError = `${reason}${detail}`;
+    this.lastErrorAt = Date.now();
     this.since = Date.now();
     void client?.close().catch(() => {});
     if (wasUp || !this.timer) this.schedule();
