@@ -32,12 +32,15 @@ async function until(what: () => boolean, ms = 5_000): Promise<void> {
 }
 
 /** A server that answers each stream with one event, then, as `keepAlive` says, comments every 50 ms or nothing at all. */
-async function server(keepAlive: boolean): Promise<{ url: string; opened: () => number }> {
+async function server(keepAlive: boolean): Promise<{ url: string; opened: () => number; live: () => number }> {
   let opened = 0;
+  let live = 0;
   const open: ServerResponse[] = [];
   const timers: NodeJS.Timeout[] = [];
   const http = createServer((_req, res) => {
     opened++;
+    live++;
+    res.once('close', () => void live--);
     open.push(res);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(`event: queue\ndata: {"n":${opened}}\n\n`);
@@ -50,7 +53,7 @@ async function server(keepAlive: boolean): Promise<{ url: string; opened: () => 
     http.closeAllConnections();
     await new Promise<void>((r) => http.close(() => r()));
   });
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1/review/queue/events`, opened: () => opened };
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1/review/queue/events`, opened: () => opened, live: () => live };
 }
 
 describe('the console stream', () => {
@@ -75,5 +78,15 @@ describe('the console stream', () => {
     await new Promise((r) => setTimeout(r, 1_200));
     expect(s.opened()).toBe(1);
     expect(states).toEqual(['connecting', 'live']);
+  });
+
+  it('closes its connection when stopped, and when a handler throws, before it opens another', async () => {
+    const s = await server(true);
+    const stop = follow(s.url, { onEvent: () => { throw new SyntaxError('not JSON'); }, onState: () => {} }, { silenceMs: 10_000 });
+    cleanups.push(stop);
+    await until(() => s.opened() >= 3);
+    expect(s.live()).toBeLessThanOrEqual(1);
+    stop();
+    await until(() => s.live() === 0);
   });
 });

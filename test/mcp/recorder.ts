@@ -104,11 +104,11 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
 }
 
 /** Serves a fresh recorder per MCP session over Streamable HTTP; resolves with its URL. */
-export async function recorderHttp(record: string, files: string[] = [], extraTools: string[] = []): Promise<{ url: string; forget(): Promise<void>; failNextCall(status: number, text: string): void; close(): Promise<void> }> {
-  let failure: { status: number; text: string } | undefined;
+export async function recorderHttp(record: string, files: string[] = [], extraTools: string[] = []): Promise<{ url: string; forget(): Promise<void>; failNextCall(status: number, text: string, contentType?: string): void; close(): Promise<void> }> {
+  let failure: { status: number; text: string; contentType: string } | undefined;
   const { http, transports } = sessionHttp((t) => recorderServer(record, files, extraTools).connect(t), (body, res) => {
     if (!failure || (body as { method?: string } | undefined)?.method !== 'tools/call') return false;
-    res.writeHead(failure.status, { 'content-type': 'text/html' }).end(failure.text);
+    res.writeHead(failure.status, { 'content-type': failure.contentType }).end(failure.text);
     failure = undefined;
     return true;
   });
@@ -116,8 +116,8 @@ export async function recorderHttp(record: string, files: string[] = [], extraTo
   return {
     url,
     /** The next tools/call is answered with this HTTP status and body, as a failing web server (or a proxy in front of it) would. */
-    failNextCall(status: number, text: string) {
-      failure = { status, text };
+    failNextCall(status: number, text: string, contentType = 'text/html') {
+      failure = { status, text, contentType };
     },
     /** Ends every session, as a restart of the server on the same port would: their ids are answered 404 from now on. */
     async forget() {

@@ -96,7 +96,7 @@ describe('plangate mcp over stdio, ending', () => {
   }, 60_000);
   it('answers busy to a request over the session\'s bound of calls in flight, frees a place when a call is cancelled, and still ends when stdin closes', async () => {
     const w = makeWorld();
-    const g = gateway(w, { callMs: 1500, tools: [{ name: 'peek', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] }, ['--max-calls-per-session', '2']);
+    const g = gateway(w, { callMs: 1500, tools: [{ name: 'peek', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] }, ['--max-calls-per-session', '2', '--status-listen', '127.0.0.1:0']);
     g.send(RAW_INIT);
     g.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     g.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
@@ -111,10 +111,22 @@ describe('plangate mcp over stdio, ending', () => {
     // A cancelled call gives its place back at once: the next one is served while 4 is still in flight.
     g.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'not needed' } });
     await sleep(200);
+    expect(answers().some((a) => a.id === 4)).toBe(false);
     g.send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'peek', arguments: {} } });
     expect(await until(() => answers().some((a) => a.id === 6), 10_000), g.out()).toBe(true);
     expect(answers().filter((a) => [4, 6].includes(a.id ?? 0)).map((a) => a.result?.content[0]?.text)).toEqual(['peek ran', 'peek ran']);
     expect(answers().some((a) => a.id === 3)).toBe(false);
+    // Counted as busy, under the tool's name (a name the session does not route would be "(unlisted)").
+    g.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'peek', arguments: {} } });
+    g.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'peek', arguments: {} } });
+    g.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'made-up', arguments: {} } });
+    expect(await until(() => answers().some((a) => a.id === 9), 10_000), g.out()).toBe(true);
+    const status = /\/health and \/metrics at (http:\S+)/.exec(g.err())?.[1];
+    const metrics = await (await fetch(`${status}/metrics`)).text();
+    expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="peek",outcome="busy"\} 1/);
+    expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="\(unlisted\)",outcome="busy"\} 1/);
+    expect(metrics).not.toContain('made-up');
+    expect(await until(() => answers().some((a) => a.id === 8), 10_000), g.out()).toBe(true);
     g.child.stdin.end();
     expect((await g.exited).code).toBe(0);
   }, 60_000);

@@ -19,14 +19,17 @@ import { closeAfterEach, makeWorld, recorderUpstream, textOf, TOKENS } from './s
 
 const SECRET = 'postgres store: lineage failed: the database at db.internal:5432 (user plangate) cannot be reached (ECONNREFUSED 10.0.0.5:5432)';
 
-/** A memory store that throws a store error from every method while `down`. */
-function failingStore(): { store: Store; state: { down: boolean } } {
-  const state = { down: false };
+/** A memory store that throws a store error from every method while `down`, or from its writes only while `writesDown`. */
+function failingStore(): { store: Store; state: { down: boolean; writesDown: boolean } } {
+  const state = { down: false, writesDown: false };
+  const writes = new Set(['postMessage', 'postHoldMessage']);
   const store = new Proxy(createMemoryStore(), {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function' || prop === 'close') return value;
-      return (...args: unknown[]) => (state.down ? Promise.reject(new PlangateError(ErrorCode.StoreUnavailable, SECRET)) : value.apply(target, args));
+      return (...args: unknown[]) => (state.down || (state.writesDown && writes.has(String(prop)))
+        ? Promise.reject(new PlangateError(ErrorCode.StoreUnavailable, SECRET))
+        : value.apply(target, args));
     },
   });
   return { store, state };
@@ -66,5 +69,23 @@ describe('the MCP gateway while its store fails', () => {
 
     state.down = false;
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('plangate_say');
+
+    // Only the writes fail: the seat's threads are read, and the post itself fails with the store's words.
+    state.writesDown = true;
+    logged.length = 0;
+    const post = await client.callTool({ name: 'plangate_say', arguments: { body: 'merge the fix' } });
+    expect(post.isError).toBe(true);
+    expect(textOf(post as never)).toBe("plangate's store cannot be reached; retry in a moment");
+    expect(post.structuredContent).toMatchObject({ check: 'plangate', code: 'store_unavailable' });
+    expect(logged).toEqual([`plangate mcp: store_unavailable in plangate_say for 0xWORKER: ${SECRET}`]);
   }, 60_000);
+
+  it('refuses a bound of calls in flight that is not a whole number of at least 1', async () => {
+    const w = makeWorld();
+    const pg = await openPlangate({ rules: w.rules, store: ':memory:', audit: w.audit, log: () => {} });
+    closers.push(() => pg.close());
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => createMcpGateway({ plangate: pg, upstreams: [recorderUpstream(w)], processMetrics: false, maxCallsPerSession: bad }), String(bad)).toThrow(/maxCallsPerSession must be a whole number of at least 1/);
+    }
+  });
 });

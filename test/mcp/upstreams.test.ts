@@ -157,7 +157,22 @@ describe('plangate mcp with several upstreams', () => {
     // Not a dropped connection: the link stays up, and the next call goes through.
     expect(h.gateway.health().upstreams[0]?.state).toBe('up');
     expect(textOf(await call(c, 'peek', { what: 'three' }))).toBe('saw three');
-    expect(recorded(w).map((r) => r.args['what'])).toEqual(['zero', 'one', 'three']);
+    // A proxy's 502 (the call may have run behind it), a page with a 200, a body that is not JSON:
+    // each is an answer to that one call, in plangate's words, and the link stays up.
+    const failures: Array<[number, string, string, RegExp]> = [
+      [502, '<html>Bad Gateway: upstream 10.1.2.3:8080 hunter2</html>', 'text/html', /answered tools\/call with HTTP 502$/],
+      [200, '<html>Sign in to continue hunter2</html>', 'text/html', /answered tools\/call with a reply that is not MCP$/],
+      [200, '{"broken": hunter2', 'application/json', /answered tools\/call with a reply that is not MCP$/],
+    ];
+    for (const [status, page, type, said] of failures) {
+      up.failNextCall(status, page, type);
+      const e = await c.callTool({ name: 'peek', arguments: { what: 'lost' } }).then(() => undefined, (x: unknown) => x as { message: string });
+      expect(e?.message, page).toMatch(said);
+      expect(e?.message).not.toContain('hunter2');
+      expect(h.gateway.health().upstreams[0]).toMatchObject({ state: 'up', lastError: expect.stringMatching(/^tools\/call answered (HTTP 502|a reply that is not MCP): /) });
+    }
+    expect(textOf(await call(c, 'peek', { what: 'four' }))).toBe('saw four');
+    expect(recorded(w).map((r) => r.args['what'])).toEqual(['zero', 'one', 'three', 'four']);
   }, 30_000);
 
   it('relays progress, cancellation, sampling and elicitation with a Streamable HTTP upstream', async () => {

@@ -27,7 +27,8 @@ function answerId(m: JSONRPCMessage): Id | undefined {
 function cancelledId(m: JSONRPCMessage): Id | undefined {
   if (!('method' in m) || m.method !== 'notifications/cancelled' || 'id' in m) return undefined;
   const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  // The SDK ignores a cancellation whose id is falsy (it answers request 0 anyway): so does this.
+  return (typeof id === 'string' || typeof id === 'number') && id ? id : undefined;
 }
 
 /**

@@ -31,6 +31,9 @@ import { ownTools } from './own-tools.js';
 import { withNotForwarded } from './results.js';
 import { UpstreamLink, type Backoff, type UpstreamSpec } from './upstream.js';
 
+/** The tool label of a call answered busy whose name the session does not route. */
+export const UNLISTED_TOOL = '(unlisted)';
+
 /** How often at most a call to an unknown tool name makes the gateway read the upstreams' tool lists again. */
 export const UNKNOWN_NAME_REREAD_MS = 1_000;
 
@@ -232,11 +235,16 @@ export class GatewaySession {
       : this.server.request(request as ServerRequest, ResultSchema, { signal });
   }
 
-  /** Serves one gated request, unless the session already has as many in flight as it may. */
-  private async bounded<T>(what: string, serve: () => Promise<T>): Promise<T> {
+  /**
+   * Serves one gated request, unless the session already has as many in
+   * flight as it may. A tool call answered busy is counted under its name
+   * when the session routes it (else under {@link UNLISTED_TOOL}: a client
+   * must not add a label to /metrics per name it makes up).
+   */
+  private async bounded<T>(what: string, serve: () => Promise<T>, tool?: string): Promise<T> {
     const max = this.options.deps.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT;
     if (this.gated >= max) {
-      this.options.deps.count?.(what, 'busy');
+      if (tool !== undefined) this.options.deps.count?.(this.routes.has(tool) || tool === SAY_TOOL ? tool : UNLISTED_TOOL, 'busy');
       throw new McpError(BUSY_RPC_CODE, `this session already has ${max} calls in flight: wait for one to be answered, then send this one again`);
     }
     this.gated++;
@@ -267,7 +275,7 @@ export class GatewaySession {
     const s = this.server;
     const deps = this.options.deps;
     s.setRequestHandler(ListToolsRequestSchema, () => this.shielded('tools/list', async () => ({ tools: await this.listTools() })));
-    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.bounded(req.params.name, () => callTool(this, deps, req.params, extra)));
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.bounded('tools/call', () => callTool(this, deps, req.params, extra), req.params.name));
     s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.bounded(RESOURCE_READ, () => readResource(this, deps, req.params, extra)));
     s.setRequestHandler(GetPromptRequestSchema, (req, extra) => this.bounded(PROMPT_GET, () => getPrompt(this, deps, req.params, extra)));
     registerPassThrough(this);

@@ -140,15 +140,15 @@ export class UpstreamLink {
         this.down('the connection dropped', `: ${message(error)}`);
         throw new UpstreamDownError(this.spec.name, this.reason ?? 'the connection dropped');
       }
-      if (error instanceof StreamableHTTPError) {
-        // The HTTP exchange failed: its body is a web server's or a proxy's page, not the tool's answer. The
-        // client is told the status in plangate's words; the body is the operator's (health's lastError).
-        const what = typeof error.code === 'number' && error.code >= 100 ? `HTTP ${error.code}` : 'a reply that is not MCP';
-        this.lastError = `${request.method} answered ${what}: ${message(error).slice(0, 2000)}`;
-        this.lastErrorAt = Date.now();
-        throw new McpError(RpcCode.InternalError, `upstream ${this.spec.name} answered ${request.method} with ${what}`, { upstream: this.spec.name, ...(what.startsWith('HTTP') ? { status: error.code } : {}) });
-      }
-      throw error;
+      if (error instanceof McpError) throw error;
+      // Not an MCP answer: a failed HTTP status, or a reply that is not MCP at all (a proxy's page, a body
+      // that is not JSON). Its text is a web server's or a proxy's, not the tool's: the client is told what
+      // happened in plangate's words, and the text is the operator's (health's lastError).
+      const status = error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code >= 100 ? error.code : undefined;
+      const what = status !== undefined ? `HTTP ${status}` : 'a reply that is not MCP';
+      this.lastError = `${request.method} answered ${what}: ${message(error).slice(0, 2000)}`;
+      this.lastErrorAt = Date.now();
+      throw new McpError(RpcCode.InternalError, `upstream ${this.spec.name} answered ${request.method} with ${what}`, { upstream: this.spec.name, ...(status !== undefined ? { status } : {}) });
     }
   }
 
@@ -250,6 +250,7 @@ export class UpstreamLink {
       this.state = 'up';
       this.since = Date.now();
       this.lastError = undefined;
+      this.lastErrorAt = 0;
       this.reason = undefined;
       this.retryMs = this.reconnect.firstMs;
       this.hooks.onState();
@@ -289,7 +290,8 @@ export class UpstreamLink {
 
   /** Marks the link down: `reason` is plangate's words (clients see them), `detail` the upstream's (operators only). */
   private down(reason: string, detail = ''): void {
-    if (this.state === 'closed') return;
+    // Already down: the calls that were in flight fail one by one, and the first failure is the cause.
+    if (this.state === 'closed' || this.state === 'down') return;
     const wasUp = this.state === 'up';
     const client = this.client;
     this.client = undefined;
@@ -322,20 +324,15 @@ function message(error: unknown): string {
 }
 
 /**
- * Statuses of a Streamable HTTP upstream that mean the connection, not the
- * answer, failed: 404, the upstream no longer knows the session (it
- * restarted, or ended it), and the protocol says to start a new one; 502,
- * 503 and 504, a proxy or a server that cannot serve at all for now.
- */
-const CONNECTION_STATUSES: ReadonlySet<number> = new Set([404, 502, 503, 504]);
-
-/**
- * Errors that mean the connection, not the upstream's answer, failed. An
- * HTTP status is judged by its number alone: its text holds the page the
+ * Errors that mean the connection, not the upstream's answer, failed. A 404
+ * over Streamable HTTP means the upstream no longer knows the session (it
+ * restarted, or ended it): the protocol says to start a new one. Any other
+ * status is an answer to that one request (a 502 or a 504 may come after the
+ * call ran), and is judged by its number alone: its text holds the page the
  * upstream answered with, whose words prove nothing.
  */
 function isConnectionError(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return typeof error.code === 'number' && CONNECTION_STATUSES.has(error.code);
+  if (error instanceof StreamableHTTPError) return error.code === 404;
   const text = message(error);
   return /Connection closed|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected/i.test(text);
 }

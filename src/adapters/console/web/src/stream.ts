@@ -75,7 +75,9 @@ export function follow(path: string, handlers: StreamHandlers, options: { silenc
         parser.feed(value);
       }
     } finally {
+      // However the attempt ended (a handler that threw, say), its connection is closed with it.
       clearTimeout(timer);
+      attempt.abort();
       stop.signal.removeEventListener('abort', end);
     }
   }
