@@ -40,7 +40,7 @@ export interface CallDeps extends OwnToolDeps {
   timeoutMs?: number;
   /** The read roots of an upstream's tools, by upstream name, where it has its own (see GatewayOptions.readRoots). */
   rootsOf?(upstream: string): readonly string[] | undefined;
-  /** The most gated requests one session may have in flight at once (default {@link MAX_CALLS_IN_FLIGHT}). */
+  /** The most gated requests one session may have in flight at once (default MAX_CALLS_IN_FLIGHT, in guards.ts). */
   maxCallsInFlight?: number;
 }
 
@@ -50,18 +50,6 @@ export const PROMPT_GET = 'prompts/get';
 
 /** The JSON-RPC error code of a refused `resources/read` or `prompts/get` (in the range left to servers). */
 export const REFUSED_RPC_CODE = -32030;
-
-/**
- * The most gated requests (`tools/call`, `resources/read`, `prompts/get`)
- * one session may have in flight at once. Each is decided, audited when
- * refused and held open upstream until it is answered; a client that sends
- * more at once gets {@link BUSY_RPC_CODE} for the extra ones, and nothing of
- * them is decided or forwarded.
- */
-export const MAX_CALLS_IN_FLIGHT = 64;
-
-/** The JSON-RPC error code of a request over a session's bound of requests in flight (in the range left to servers). */
-export const BUSY_RPC_CODE = -32031;
 
 /** Default time a forwarded request may go without an answer or progress. */
 export const DEFAULT_TIMEOUT_MS = 300_000;

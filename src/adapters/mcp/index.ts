@@ -6,5 +6,6 @@ export { parseUpstreamsFile, readRootsOf, upstreamsFrom, type UpstreamArgs } fro
 export { GatewaySession, type SessionOptions } from './session.js';
 export { RECONNECT, UpstreamDownError, type Backoff, type UpstreamSpec } from './upstream.js';
 export { DEFAULT_REVIEWER_CHANNEL, NAMESPACE_SEPARATOR, RUN_META_KEY, SAY_TOOL } from './names.js';
-export { BUSY_RPC_CODE, MAX_CALLS_IN_FLIGHT, PROMPT_GET, REFUSED_RPC_CODE, RESOURCE_READ } from './calls.js';
+export { PROMPT_GET, REFUSED_RPC_CODE, RESOURCE_READ } from './calls.js';
+export { BUSY_RPC_CODE, MAX_CALLS_IN_FLIGHT, UNLISTED_TOOL } from './guards.js';
 export { listUpstreamTools, MAX_LIST_PAGES, starterRules } from './init.js';

@@ -10,8 +10,6 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
-  ErrorCode as RpcCode,
-  McpError,
   GetPromptRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
@@ -23,16 +21,13 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { PlangateError, storeErrorShown } from '../../core/errors.js';
-import { BUSY_RPC_CODE, callTool, getPrompt, MAX_CALLS_IN_FLIGHT, PROMPT_GET, readResource, RESOURCE_READ, type CallDeps } from './calls.js';
+import { callTool, getPrompt, PROMPT_GET, readResource, RESOURCE_READ, type CallDeps } from './calls.js';
+import { RequestGuards } from './guards.js';
 import { registerPassThrough } from './passthrough.js';
 import { exposedName, SAY_TOOL } from './names.js';
 import { ownTools } from './own-tools.js';
 import { withNotForwarded } from './results.js';
 import { UpstreamLink, type Backoff, type UpstreamSpec } from './upstream.js';
-
-/** The tool label of a call answered busy whose name the session does not route. */
-export const UNLISTED_TOOL = '(unlisted)';
 
 /** How often at most a call to an unknown tool name makes the gateway read the upstreams' tool lists again. */
 export const UNKNOWN_NAME_REREAD_MS = 1_000;
@@ -84,8 +79,8 @@ export class GatewaySession {
   /** Client requests being served per link, to relate the link's sampling and elicitation requests to them. */
   readonly inflight = new Map<UpstreamLink, Set<Extra>>();
   private started: Promise<void> | undefined;
-  /** Gated requests being served now (see MAX_CALLS_IN_FLIGHT). */
-  private gated = 0;
+  /** The bound of gated requests in flight, and the shield for store errors. */
+  private readonly guards: RequestGuards;
   /** The re-read of the tool lists for an unknown name under way, and when the last one ended. */
   private rereading: Promise<void> | undefined;
   private rereadAt = Number.NEGATIVE_INFINITY;
@@ -93,6 +88,7 @@ export class GatewaySession {
   private closed = false;
 
   constructor(readonly options: SessionOptions) {
+    this.guards = new RequestGuards(options.seat, options.deps, (tool) => this.routes.has(tool) || tool === SAY_TOOL);
     this.server = new Server(
       { name: 'plangate', version: '0.1.0' },
       {
@@ -235,49 +231,14 @@ export class GatewaySession {
       : this.server.request(request as ServerRequest, ResultSchema, { signal });
   }
 
-  /**
-   * Serves one gated request, unless the session already has as many in
-   * flight as it may. A tool call answered busy is counted under its name
-   * when the session routes it (else under {@link UNLISTED_TOOL}: a client
-   * must not add a label to /metrics per name it makes up).
-   */
-  private async bounded<T>(what: string, serve: () => Promise<T>, tool?: string): Promise<T> {
-    const max = this.options.deps.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT;
-    if (this.gated >= max) {
-      if (tool !== undefined) this.options.deps.count?.(this.routes.has(tool) || tool === SAY_TOOL ? tool : UNLISTED_TOOL, 'busy');
-      throw new McpError(BUSY_RPC_CODE, `this session already has ${max} calls in flight: wait for one to be answered, then send this one again`);
-    }
-    this.gated++;
-    try {
-      return await this.shielded(what, serve);
-    } finally {
-      this.gated--;
-    }
-  }
-
-  /**
-   * Serves one request; a store error it throws (a seat's lineage that
-   * cannot be read, say) reaches the client in its code's words, and its own
-   * message, which names the database, goes to the operator's log.
-   */
-  private async shielded<T>(what: string, serve: () => Promise<T>): Promise<T> {
-    try {
-      return await serve();
-    } catch (error) {
-      const shown = storeErrorShown(error);
-      if (shown === undefined) throw error;
-      this.options.deps.log?.(`plangate mcp: ${(error as PlangateError).code} in ${what} for ${this.seat}: ${(error as Error).message}`);
-      throw new McpError(RpcCode.InternalError, shown);
-    }
-  }
-
   private register(): void {
     const s = this.server;
     const deps = this.options.deps;
-    s.setRequestHandler(ListToolsRequestSchema, () => this.shielded('tools/list', async () => ({ tools: await this.listTools() })));
-    s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.bounded('tools/call', () => callTool(this, deps, req.params, extra), req.params.name));
-    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => this.bounded(RESOURCE_READ, () => readResource(this, deps, req.params, extra)));
-    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => this.bounded(PROMPT_GET, () => getPrompt(this, deps, req.params, extra)));
+    const g = this.guards;
+    s.setRequestHandler(ListToolsRequestSchema, () => g.shielded('tools/list', async () => ({ tools: await this.listTools() })));
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => g.bounded('tools/call', () => callTool(this, deps, req.params, extra), req.params.name));
+    s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => g.bounded(RESOURCE_READ, () => readResource(this, deps, req.params, extra)));
+    s.setRequestHandler(GetPromptRequestSchema, (req, extra) => g.bounded(PROMPT_GET, () => getPrompt(this, deps, req.params, extra)));
     registerPassThrough(this);
   }
 }

@@ -8,13 +8,12 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
-  ErrorCode as RpcCode,
   McpError,
   ResultSchema,
   ToolListChangedNotificationSchema,
@@ -26,6 +25,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable } from 'node:stream';
 import { nodeFetch } from './node-fetch.js';
+import { isConnectionError, message, notAnMcpAnswer, UpstreamDownError } from './upstream-errors.js';
+
+export { UpstreamDownError } from './upstream-errors.js';
 
 /** How to reach an upstream. */
 export type UpstreamSpec =
@@ -62,13 +64,6 @@ const STDERR_TAIL = 2048;
 
 /** Pages of `tools/list` read at most (a server that never stops paging is cut off). */
 const MAX_PAGES = 100;
-
-/** A tool call or any request the upstream does not answer because it is down. */
-export class UpstreamDownError extends Error {
-  constructor(readonly upstream: string, reason: string) {
-    super(`upstream ${upstream} is down: ${reason}`);
-  }
-}
 
 /**
  * A live connection to one upstream that reconnects by itself.
@@ -141,14 +136,10 @@ export class UpstreamLink {
         throw new UpstreamDownError(this.spec.name, this.reason ?? 'the connection dropped');
       }
       if (error instanceof McpError) throw error;
-      // Not an MCP answer: a failed HTTP status, or a reply that is not MCP at all (a proxy's page, a body
-      // that is not JSON). Its text is a web server's or a proxy's, not the tool's: the client is told what
-      // happened in plangate's words, and the text is the operator's (health's lastError).
-      const status = error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code >= 100 ? error.code : undefined;
-      const what = status !== undefined ? `HTTP ${status}` : 'a reply that is not MCP';
-      this.lastError = `${request.method} answered ${what}: ${message(error).slice(0, 2000)}`;
+      const answered = notAnMcpAnswer(this.spec.name, request.method, error);
+      this.lastError = answered.detail;
       this.lastErrorAt = Date.now();
-      throw new McpError(RpcCode.InternalError, `upstream ${this.spec.name} answered ${request.method} with ${what}`, { upstream: this.spec.name, ...(status !== undefined ? { status } : {}) });
+      throw answered.error;
     }
   }
 
@@ -317,22 +308,4 @@ export class UpstreamLink {
     }, wait);
     this.timer.unref();
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * Errors that mean the connection, not the upstream's answer, failed. A 404
- * over Streamable HTTP means the upstream no longer knows the session (it
- * restarted, or ended it): the protocol says to start a new one. Any other
- * status is an answer to that one request (a 502 or a 504 may come after the
- * call ran), and is judged by its number alone: its text holds the page the
- * upstream answered with, whose words prove nothing.
- */
-function isConnectionError(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code === 404;
-  const text = message(error);
-  return /Connection closed|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected/i.test(text);
 }

@@ -11,7 +11,7 @@ import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
 import { trackAnswers } from '../../mcp/answers.js';
-import { MAX_CALLS_IN_FLIGHT } from '../../mcp/calls.js';
+import { MAX_CALLS_IN_FLIGHT } from '../../mcp/guards.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp, MCP_SESSIONS_PER_SEAT } from '../../mcp/http.js';

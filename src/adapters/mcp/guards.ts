@@ -1,0 +1,80 @@
+/**
+ * What stands around every request a session serves: a bound of gated
+ * requests in flight (so one client cannot pile up decisions, audit records
+ * and upstream calls), and a shield that tells the client a store error in
+ * its code's words (its own message names the database: the operator's log
+ * gets it).
+ */
+import { ErrorCode as RpcCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { storeErrorShown } from '../../core/errors.js';
+import type { CallDeps } from './calls.js';
+
+/**
+ * The most gated requests (`tools/call`, `resources/read`, `prompts/get`)
+ * one session may have in flight at once. Each is decided, audited when
+ * refused and held open upstream until it is answered; a client that sends
+ * more at once gets {@link BUSY_RPC_CODE} for the extra ones, and nothing of
+ * them is decided or forwarded.
+ */
+export const MAX_CALLS_IN_FLIGHT = 64;
+
+/** The JSON-RPC error code of a request over a session's bound of requests in flight (in the range left to servers). */
+export const BUSY_RPC_CODE = -32031;
+
+/** The tool label of a call answered busy whose name the session does not route. */
+export const UNLISTED_TOOL = '(unlisted)';
+
+/**
+ * One session's guards.
+ *
+ * @example
+ * const guards = new RequestGuards('0xWORKER', deps, (name) => routes.has(name));
+ * await guards.bounded('tools/call', () => callTool(…), 'write_file');
+ */
+export class RequestGuards {
+  /** Gated requests being served now (see MAX_CALLS_IN_FLIGHT). */
+  private gated = 0;
+
+  constructor(
+    private readonly seat: string,
+    private readonly deps: Pick<CallDeps, 'maxCallsInFlight' | 'count' | 'log'>,
+    /** Whether the session routes a tool name (its own tools included). */
+    private readonly routes: (tool: string) => boolean,
+  ) {}
+
+  /**
+   * Serves one gated request, unless the session already has as many in
+   * flight as it may. A tool call answered busy is counted under its name
+   * when the session routes it, else under {@link UNLISTED_TOOL}: a client
+   * must not add a label to /metrics per name it makes up.
+   */
+  async bounded<T>(what: string, serve: () => Promise<T>, tool?: string): Promise<T> {
+    const max = this.deps.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT;
+    if (this.gated >= max) {
+      if (tool !== undefined) this.deps.count?.(this.routes(tool) ? tool : UNLISTED_TOOL, 'busy');
+      throw new McpError(BUSY_RPC_CODE, `this session already has ${max} calls in flight: wait for one to be answered, then send this one again`);
+    }
+    this.gated++;
+    try {
+      return await this.shielded(what, serve);
+    } finally {
+      this.gated--;
+    }
+  }
+
+  /**
+   * Serves one request; a store error it throws (a seat's lineage that
+   * cannot be read, say) reaches the client in its code's words, and its own
+   * message goes to the operator's log.
+   */
+  async shielded<T>(what: string, serve: () => Promise<T>): Promise<T> {
+    try {
+      return await serve();
+    } catch (error) {
+      const shown = storeErrorShown(error);
+      if (shown === undefined) throw error;
+      this.deps.log?.(`plangate mcp: ${(error as { code: string }).code} in ${what} for ${this.seat}: ${(error as Error).message}`);
+      throw new McpError(RpcCode.InternalError, shown);
+    }
+  }
+}
