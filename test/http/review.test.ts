@@ -167,3 +167,44 @@ describe('the review queue', () => {
     await other.close();
   });
 });
+
+describe('the review queue while the store fails', () => {
+  it('says so on the stream, and logs the failure once when the polls start failing, not at every poll', async () => {
+    const logged: Array<{ message: string; route: string }> = [];
+    const own = await serve({ app: { onError: (error, where) => void logged.push({ message: String(error), route: where.route }) } });
+    try {
+      const stop = new AbortController();
+      const res = await fetch(`${own.url}/v1/review/queue/events`, { headers: { authorization: `Bearer ${TOKENS.operator}` }, signal: stop.signal });
+      const names: string[] = [];
+      const parser = createParser({ onEvent: (e) => void names.push(e.event ?? 'message') });
+      const decoder = new TextDecoder();
+      const reading = (async () => {
+        try {
+          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+        } catch {
+          // aborted
+        }
+      })();
+      const list = own.pg.gate.holds.list;
+      const fail = async () => { throw new Error('SQLITE_IOERR: disk I/O error'); };
+      const waitFor = async (what: () => boolean) => {
+        for (let i = 0; i < 100 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
+        expect(what()).toBe(true);
+      };
+      own.pg.gate.holds.list = fail;
+      await waitFor(() => names.includes('unavailable'));
+      await new Promise((r) => setTimeout(r, 2_200)); // two more polls that fail
+      expect(logged).toEqual([{ message: 'Error: SQLITE_IOERR: disk I/O error', route: '/v1/review/queue/events' }]);
+      own.pg.gate.holds.list = list;
+      await waitFor(() => names.lastIndexOf('queue') > names.indexOf('unavailable'));
+      // Failing again after a success is a new outage: logged again.
+      own.pg.gate.holds.list = fail;
+      await waitFor(() => logged.length === 2);
+      own.pg.gate.holds.list = list;
+      stop.abort();
+      await reading;
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
+});

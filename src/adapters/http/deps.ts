@@ -64,4 +64,6 @@ export interface HttpDeps {
   audit: AuditReader | undefined;
   /** `gate.decide`, timed and counted in the metrics. */
   decide(call: Call, options?: DecideOptions): Promise<Decision>;
+  /** The operator's log for what a route meets outside a request (the app's `onError`). */
+  onError(error: unknown, where: { method: string; route: string }): void;
 }

@@ -93,23 +93,31 @@ function newestWithin<M extends { message: { body: string } }>(messages: M[], by
 /** A poll's outcome for a stream: the queue as JSON, or why it could not be read. */
 type Listener = (polled: { queue: string } | { unavailable: string }) => void;
 
-/** One poll loop for every open stream: it runs while somebody listens. */
-function queueWatch(load: () => Promise<QueueAnswer>, pollMs: number) {
+/**
+ * One poll loop for every open stream: it runs while somebody listens. A
+ * store that fails is logged once, when the polls start failing (not every
+ * second), and again the next time they start failing after a success.
+ */
+function queueWatch(load: () => Promise<QueueAnswer>, pollMs: number, log: (error: unknown) => void) {
   const listeners = new Set<Listener>();
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
+  let failing = false;
 
   async function poll(): Promise<void> {
     if (polling) return;
     polling = true;
     try {
       const queue = JSON.stringify(await load());
+      failing = false;
       // Every listener is given every poll and drops what it already sent: one that joined after a
       // change was polled (its first read older than that poll) still gets the change.
       for (const l of listeners) l({ queue });
-    } catch {
+    } catch (error) {
       // A failing store is retried at the next tick; the streams stay open and say so, so that a
       // page does not show a queue as live that nobody can read.
+      if (!failing) log(error);
+      failing = true;
       for (const l of listeners) l({ unavailable: 'the store cannot be read; retrying' });
     } finally {
       polling = false;
@@ -132,9 +140,10 @@ function queueWatch(load: () => Promise<QueueAnswer>, pollMs: number) {
 }
 
 export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
+  const log = (error: unknown): void => deps.onError(error, { method: 'GET', route: '/v1/review/queue/events' });
   const watches = {
-    operator: queueWatch(() => reviewQueue(deps), QUEUE_POLL_MS),
-    reviewer: queueWatch(() => reviewQueue(deps, true), QUEUE_POLL_MS),
+    operator: queueWatch(() => reviewQueue(deps), QUEUE_POLL_MS, log),
+    reviewer: queueWatch(() => reviewQueue(deps, true), QUEUE_POLL_MS, log),
   };
 
   router.add({
