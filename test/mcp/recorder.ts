@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
+import type { ServerResponse } from 'node:http';
 import { listenLoopback, sessionHttp } from './session-http.js';
 
 export function recorderServer(record: string, files: string[] = [], extraTools: string[] = []): McpServer {
@@ -104,9 +105,28 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
 }
 
 /** Serves a fresh recorder per MCP session over Streamable HTTP; resolves with its URL. */
-export async function recorderHttp(record: string, files: string[] = [], extraTools: string[] = []): Promise<{ url: string; forget(): Promise<void>; failNextCall(status: number, text: string, contentType?: string): void; close(): Promise<void> }> {
+export async function recorderHttp(record: string, files: string[] = [], extraTools: string[] = []): Promise<{
+  url: string;
+  forget(): Promise<void>;
+  failNextCall(status: number, text: string, contentType?: string): void;
+  breakStreams(): void;
+  mendStreams(): void;
+  close(): Promise<void>;
+}> {
   let failure: { status: number; text: string; contentType: string } | undefined;
-  const { http, transports } = sessionHttp((t) => recorderServer(record, files, extraTools).connect(t), (body, res) => {
+  // The GET streams (the server's notifications) open now, and whether a new one is refused.
+  const streams = new Set<ServerResponse>();
+  let streamsBroken = false;
+  const { http, transports } = sessionHttp((t) => recorderServer(record, files, extraTools).connect(t), (body, res, req) => {
+    if (req.method === 'GET') {
+      if (streamsBroken) {
+        res.writeHead(500).end('streams are down');
+        return true;
+      }
+      streams.add(res);
+      res.once('close', () => void streams.delete(res));
+      return false;
+    }
     if (!failure || (body as { method?: string } | undefined)?.method !== 'tools/call') return false;
     res.writeHead(failure.status, { 'content-type': failure.contentType }).end(failure.text);
     failure = undefined;
@@ -118,6 +138,14 @@ export async function recorderHttp(record: string, files: string[] = [], extraTo
     /** The next tools/call is answered with this HTTP status and body, as a failing web server (or a proxy in front of it) would. */
     failNextCall(status: number, text: string, contentType = 'text/html') {
       failure = { status, text, contentType };
+    },
+    /** Cuts every open GET stream, and answers new ones 500 until mended, as a proxy that drops them would. */
+    breakStreams() {
+      streamsBroken = true;
+      for (const res of streams) res.destroy();
+    },
+    mendStreams() {
+      streamsBroken = false;
     },
     /** Ends every session, as a restart of the server on the same port would: their ids are answered 404 from now on. */
     async forget() {

@@ -5,7 +5,7 @@
  * server of its own; one with an id the server does not know is a 404. Used by the test recorder and the bench's
  * upstream and floor.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
@@ -22,15 +22,15 @@ export interface SessionHttp {
  */
 export function sessionHttp(
   connect: (transport: StreamableHTTPServerTransport) => Promise<void>,
-  /** Sees each request's parsed body first, and answers it instead when it returns true. */
-  answer?: (body: unknown, res: ServerResponse) => boolean,
+  /** Sees each request (its parsed body) first, and answers it instead when it returns true. */
+  answer?: (body: unknown, res: ServerResponse, req: IncomingMessage) => boolean,
 ): SessionHttp {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    if (answer?.(body, res)) return;
+    if (answer?.(body, res, req)) return;
     const sid = req.headers['mcp-session-id'];
     let t = typeof sid === 'string' ? transports.get(sid) : undefined;
     // A session this server does not have (it ended, or the server restarted) is a 404, as the protocol says.

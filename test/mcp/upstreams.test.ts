@@ -177,6 +177,24 @@ describe('plangate mcp with several upstreams', () => {
     expect(recorded(w).map((r) => r.args['what'])).toEqual(['zero', 'one', 'three', 'four']);
   }, 30_000);
 
+  it('opens a new session with a Streamable HTTP upstream whose notification stream cannot be opened again', async () => {
+    const w = makeWorld(OPEN);
+    const up = await recorderHttp(w.record);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    expect(textOf(await call(c, 'peek', { what: 'one' }))).toBe('saw one');
+    // The stream is cut and every new one refused: the SDK tries again (about 1 s, then 1.5 s) and gives up.
+    up.breakStreams();
+    await until(() => h.gateway.health().upstreams[0]?.lastError?.startsWith('the notification stream: ') === true, 5_000);
+    // Then the link is down and opens a new session.
+    await until(() => (h.gateway.health().upstreams[0]?.restarts ?? 0) >= 1, 10_000);
+    up.mendStreams();
+    await until(() => h.gateway.health().upstreams[0]?.state === 'up', 10_000);
+    expect(textOf(await call(c, 'peek', { what: 'two' }))).toBe('saw two');
+  }, 30_000);
+
   it('relays progress, cancellation, sampling and elicitation with a Streamable HTTP upstream', async () => {
     const w = makeWorld(OPEN);
     const up = await recorderHttp(w.record);

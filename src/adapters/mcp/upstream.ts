@@ -62,6 +62,11 @@ export const RECONNECT: Readonly<Backoff> = { firstMs: 250, maxMs: 30_000, facto
 /** Bytes of an upstream's stderr kept to explain why it stopped. */
 const STDERR_TAIL = 2048;
 
+/** How the SDK's Streamable HTTP client tells of an event stream failing (its notification stream, the GET, or a response's). */
+const STREAM_FAILED = /Failed to open SSE stream|Failed to reconnect SSE stream|SSE stream disconnected|Maximum reconnection attempts/;
+/** How it says it stopped opening that stream again. */
+const STREAM_GIVEN_UP = /^Maximum reconnection attempts \(\d+\) exceeded/;
+
 /** Pages of `tools/list` read at most (a server that never stops paging is cut off). */
 const MAX_PAGES = 100;
 
@@ -228,6 +233,18 @@ export class UpstreamLink {
     client.onclose = () => {
       if (this.client === client) this.down(this.spec.kind === 'stdio' ? 'its process exited' : 'the connection closed', this.stderrHint());
     };
+    if (this.spec.kind === 'http') {
+      // The SDK reports its notification stream's failures here, not to a request: the operator is told,
+      // and once the SDK has given up opening it again, the link is down and reconnects (a new session,
+      // with a new stream), so list changes and log messages are not lost for good without a word.
+      client.onerror = (error) => {
+        // A request's own failure comes here too, and is its caller's to report.
+        if (this.client !== client || !STREAM_FAILED.test(message(error))) return;
+        this.lastError = `the notification stream: ${message(error).slice(0, 2000)}`;
+        this.lastErrorAt = Date.now();
+        if (STREAM_GIVEN_UP.test(message(error))) this.down('its notification stream ended', `: ${message(error)}`);
+      };
+    }
     this.connecting = client;
     try {
       await client.connect(this.transport());
