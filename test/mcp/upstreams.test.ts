@@ -29,6 +29,16 @@ async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Prom
 describe('plangate mcp with several upstreams', () => {
   const closers = closeAfterEach();
 
+  /** The recorder over Streamable HTTP as the gateway's one upstream, `rec`; both closed after the test. */
+  async function recorderBehindGateway() {
+    const w = makeWorld(OPEN);
+    const up = await recorderHttp(w.record);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
+    closers.push(() => h.close());
+    return { w, up, h };
+  }
+
   it('reads the tool lists again for unknown names at most once a second, one read shared by the calls that come meanwhile', async () => {
     const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
     const listLog = join(w.root, 'lists.log');
@@ -120,11 +130,7 @@ describe('plangate mcp with several upstreams', () => {
   }, 60_000);
 
   it('opens a new session with a Streamable HTTP upstream that no longer knows the old one', async () => {
-    const w = makeWorld(OPEN);
-    const up = await recorderHttp(w.record);
-    closers.push(() => up.close());
-    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
-    closers.push(() => h.close());
+    const { w, up, h } = await recorderBehindGateway();
     const c = await h.client('0xWORKER');
     expect(textOf(await call(c, 'peek', { what: 'one' }))).toBe('saw one');
 
@@ -138,11 +144,7 @@ describe('plangate mcp with several upstreams', () => {
   }, 30_000);
 
   it("tells the client an HTTP upstream's failed status in plangate's words, keeps the page it answered for the operator, and keeps serving", async () => {
-    const w = makeWorld(OPEN);
-    const up = await recorderHttp(w.record);
-    closers.push(() => up.close());
-    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
-    closers.push(() => h.close());
+    const { w, up, h } = await recorderBehindGateway();
     // Two sessions, so two links to the upstream: the one that failed is the one health tells of.
     const first = await h.client('0xWORKER');
     expect(textOf(await call(first, 'peek', { what: 'zero' }))).toBe('saw zero');
@@ -178,11 +180,7 @@ describe('plangate mcp with several upstreams', () => {
   }, 30_000);
 
   it('opens a new session with a Streamable HTTP upstream whose notification stream cannot be opened again', async () => {
-    const w = makeWorld(OPEN);
-    const up = await recorderHttp(w.record);
-    closers.push(() => up.close());
-    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
-    closers.push(() => h.close());
+    const { up, h } = await recorderBehindGateway();
     const c = await h.client('0xWORKER');
     expect(textOf(await call(c, 'peek', { what: 'one' }))).toBe('saw one');
     // The stream is cut and every new one refused: the SDK tries again (about 1 s, then 1.5 s) and gives up.
@@ -196,11 +194,7 @@ describe('plangate mcp with several upstreams', () => {
   }, 30_000);
 
   it('relays progress, cancellation, sampling and elicitation with a Streamable HTTP upstream', async () => {
-    const w = makeWorld(OPEN);
-    const up = await recorderHttp(w.record);
-    closers.push(() => up.close());
-    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }]);
-    closers.push(() => h.close());
+    const { w, h } = await recorderBehindGateway();
     const c = await h.client('0xWORKER', { capabilities: { sampling: {}, elicitation: { form: {} } } });
     c.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'test', content: { type: 'text', text: 'pong' } }));
     c.setRequestHandler(ElicitRequestSchema, async (req) => ({ action: 'accept', content: { colour: `blue for ${req.params.message}` } }));
