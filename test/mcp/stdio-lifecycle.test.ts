@@ -105,9 +105,12 @@ describe('plangate mcp over stdio, ending', () => {
     type Answer = { id?: number; result?: { content: { text: string }[] }; error?: { code: number; message: string } };
     const answers = (): Answer[] => g.out().trim().split('\n').map((l) => JSON.parse(l) as Answer);
     expect(await until(() => answers().some((a) => a.id === 5), 10_000), g.out()).toBe(true);
-    // The third is answered at once, before the two in flight: nothing of it went upstream.
+    // The third is answered at once, before the two in flight: nothing of it went upstream. A list is bounded too.
+    g.send({ jsonrpc: '2.0', id: 10, method: 'resources/list' });
+    expect(await until(() => answers().some((a) => a.id === 10), 10_000), g.out()).toBe(true);
     expect(answers().filter((a) => a.id === 3 || a.id === 4)).toEqual([]);
     expect(answers().find((a) => a.id === 5)?.error).toEqual({ code: -32031, message: expect.stringMatching(/already has 2 calls in flight/) });
+    expect(answers().find((a) => a.id === 10)?.error?.code).toBe(-32031);
     // A cancelled call gives its place back at once: the next one is served while 4 is still in flight.
     g.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'not needed' } });
     await sleep(200);

@@ -40,7 +40,7 @@ export interface CallDeps extends OwnToolDeps {
   timeoutMs?: number;
   /** The read roots of an upstream's tools, by upstream name, where it has its own (see GatewayOptions.readRoots). */
   rootsOf?(upstream: string): readonly string[] | undefined;
-  /** The most gated requests one session may have in flight at once (default MAX_CALLS_IN_FLIGHT, in guards.ts). */
+  /** The most requests one session may have in flight at once (default MAX_CALLS_IN_FLIGHT, in guards.ts). */
   maxCallsInFlight?: number;
 }
 

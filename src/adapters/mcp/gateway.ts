@@ -32,7 +32,7 @@ export interface GatewayOptions {
    * operator named them, e.g. with `--read-root`).
    */
   readRoots?: 'upstream' | 'gate';
-  /** The most gated requests one session may have in flight at once (default MAX_CALLS_IN_FLIGHT, 64). */
+  /** The most requests one session (but pings) may have in flight at once (default MAX_CALLS_IN_FLIGHT, 64). */
   maxCallsPerSession?: number;
   /** The operator's log: what a client is not shown (a store error's own message). Default: a line on stderr. */
   log?: (line: string) => void;

@@ -1,7 +1,7 @@
 /**
- * What stands around every request a session serves: a bound of gated
- * requests in flight (so one client cannot pile up decisions, audit records
- * and upstream calls), and a shield that tells the client a store error in
+ * What stands around every request a session serves: a bound of requests
+ * in flight (so one client cannot pile up decisions, audit records and
+ * upstream requests), and a shield that tells the client a store error in
  * its code's words (its own message names the database: the operator's log
  * gets it).
  */
@@ -10,11 +10,12 @@ import { storeErrorShown } from '../../core/errors.js';
 import type { CallDeps } from './calls.js';
 
 /**
- * The most gated requests (`tools/call`, `resources/read`, `prompts/get`)
- * one session may have in flight at once. Each is decided, audited when
- * refused and held open upstream until it is answered; a client that sends
- * more at once gets {@link BUSY_RPC_CODE} for the extra ones, and nothing of
- * them is decided or forwarded.
+ * The most requests one session may have in flight at once: the gated ones
+ * (`tools/call`, `resources/read`, `prompts/get`) and those passed through
+ * (the lists, subscriptions, completions, the log level); not `ping`. Each
+ * is decided or read from the store, and held open upstream until it is
+ * answered; a client that sends more at once gets {@link BUSY_RPC_CODE} for
+ * the extra ones, and nothing of them is decided or forwarded.
  */
 export const MAX_CALLS_IN_FLIGHT = 64;
 
@@ -32,7 +33,7 @@ export const UNLISTED_TOOL = '(unlisted)';
  * await guards.bounded('tools/call', () => callTool(…), 'write_file');
  */
 export class RequestGuards {
-  /** Gated requests being served now (see MAX_CALLS_IN_FLIGHT). */
+  /** Requests being served now (see MAX_CALLS_IN_FLIGHT). */
   private gated = 0;
 
   constructor(
@@ -43,8 +44,8 @@ export class RequestGuards {
   ) {}
 
   /**
-   * Serves one gated request, unless the session already has as many in
-   * flight as it may. A tool call answered busy is counted under its name
+   * Serves one request, unless the session already has as many in flight
+   * as it may. A tool call answered busy is counted under its name
    * when the session routes it, else under {@link UNLISTED_TOOL}: a client
    * must not add a label to /metrics per name it makes up.
    */

@@ -27,15 +27,17 @@ import type { UpstreamLink } from './upstream.js';
  */
 export function registerPassThrough(session: GatewaySession): void {
   const s = session.server;
-  s.setRequestHandler(ListResourcesRequestSchema, async (_req, extra) => {
+  // Each counts against the session's bound of requests in flight, as the gated ones do.
+  const g = session.guards;
+  s.setRequestHandler(ListResourcesRequestSchema, (_req, extra) => g.bounded('resources/list', async () => {
     const resources = await gatherList(session, 'resources/list', 'resources', 'resources', extra);
     for (const { link, item } of resources) session.resourceLinks.set(String(item['uri']), link);
     return { resources: resources.map((r) => r.item) } as never;
-  });
-  s.setRequestHandler(ListResourceTemplatesRequestSchema, async (_req, extra) => ({
+  }));
+  s.setRequestHandler(ListResourceTemplatesRequestSchema, (_req, extra) => g.bounded('resources/templates/list', async () => ({
     resourceTemplates: (await gatherList(session, 'resources/templates/list', 'resources', 'resourceTemplates', extra)).map((r) => r.item),
-  }) as never);
-  s.setRequestHandler(ListPromptsRequestSchema, async (_req, extra) => {
+  }) as never));
+  s.setRequestHandler(ListPromptsRequestSchema, (_req, extra) => g.bounded('prompts/list', async () => {
     const prompts = await gatherList(session, 'prompts/list', 'prompts', 'prompts', extra);
     return {
       prompts: prompts.map(({ link, item }) => {
@@ -44,22 +46,22 @@ export function registerPassThrough(session: GatewaySession): void {
         return { ...item, name };
       }),
     } as never;
-  });
+  }));
   for (const schema of [SubscribeRequestSchema, UnsubscribeRequestSchema]) {
-    s.setRequestHandler(schema, async (req, extra) => {
+    s.setRequestHandler(schema, (req, extra) => g.bounded(req.method, async () => {
       await session.start();
       const link = session.resourceLinks.get(req.params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources?.subscribe);
       if (!link) throw new McpError(RpcCode.InvalidParams, `no upstream serves ${req.params.uri}`);
       return link.request({ method: req.method, params: req.params }, { signal: extra.signal }) as never;
-    });
+    }));
   }
-  s.setRequestHandler(SetLevelRequestSchema, async (req, extra) => {
+  s.setRequestHandler(SetLevelRequestSchema, (req, extra) => g.bounded(req.method, async () => {
     await session.start();
     await Promise.all(session.links.filter((l) => l.state === 'up' && l.serverCapabilities?.logging)
       .map((l) => l.request({ method: req.method, params: req.params }, { signal: extra.signal }).catch(() => {})));
     return {};
-  });
-  s.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
+  }));
+  s.setRequestHandler(CompleteRequestSchema, (req, extra) => g.bounded(req.method, async () => {
     await session.start();
     const ref = req.params.ref;
     const prompt = ref.type === 'ref/prompt' ? session.promptRoutes.get(ref.name) : undefined;
@@ -67,7 +69,7 @@ export function registerPassThrough(session: GatewaySession): void {
     if (!link) return { completion: { values: [] } };
     const params = prompt ? { ...req.params, ref: { ...ref, name: prompt.name } } : req.params;
     return link.request({ method: req.method, params }, { signal: extra.signal }) as never;
-  });
+  }));
 }
 
 /** Every page of a list from every link that is up and has the capability, in link order. */

@@ -79,8 +79,8 @@ export class GatewaySession {
   /** Client requests being served per link, to relate the link's sampling and elicitation requests to them. */
   readonly inflight = new Map<UpstreamLink, Set<Extra>>();
   private started: Promise<void> | undefined;
-  /** The bound of gated requests in flight, and the shield for store errors. */
-  private readonly guards: RequestGuards;
+  /** The bound of requests in flight, and the shield for store errors (the pass-through handlers use them too). */
+  readonly guards: RequestGuards;
   /** The re-read of the tool lists for an unknown name under way, and when the last one ended. */
   private rereading: Promise<void> | undefined;
   private rereadAt = Number.NEGATIVE_INFINITY;
@@ -235,7 +235,7 @@ export class GatewaySession {
     const s = this.server;
     const deps = this.options.deps;
     const g = this.guards;
-    s.setRequestHandler(ListToolsRequestSchema, () => g.shielded('tools/list', async () => ({ tools: await this.listTools() })));
+    s.setRequestHandler(ListToolsRequestSchema, () => g.bounded('tools/list', async () => ({ tools: await this.listTools() })));
     s.setRequestHandler(CallToolRequestSchema, (req, extra) => g.bounded('tools/call', () => callTool(this, deps, req.params, extra), req.params.name));
     s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => g.bounded(RESOURCE_READ, () => readResource(this, deps, req.params, extra)));
     s.setRequestHandler(GetPromptRequestSchema, (req, extra) => g.bounded(PROMPT_GET, () => getPrompt(this, deps, req.params, extra)));

@@ -61,7 +61,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--upstreams <file>', 'a JSON file naming several upstreams: { "upstreams": { NAME: { "command", "args" } | { "url" } } }'))
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
     .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(atLeastOne('--max-sessions-per-seat')))
-    .addOption(new Option('--max-calls-per-session <n>', `most tool calls, resource reads and prompt gets one session may have in flight at once; past it a request is answered busy (default ${MAX_CALLS_IN_FLIGHT})`).argParser(atLeastOne('--max-calls-per-session')))
+    .addOption(new Option('--max-calls-per-session <n>', `most requests (tool calls, reads, lists, completions) one session may have in flight at once; past it a request is answered busy (default ${MAX_CALLS_IN_FLIGHT})`).argParser(atLeastOne('--max-calls-per-session')))
     .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
     .addOption(new Option('--status-listen <host:port>', 'with a stdio client: serve /health and /metrics here'))
     .addOption(new Option('--tokens <file>', 'bearer tokens file: agents for --listen, operators and policy for the details of /health (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
