@@ -8,6 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../src/adapters/cli/main.js';
 import { createTokenSet } from '../../src/adapters/http/auth.js';
 import { createMcpGateway } from '../../src/adapters/mcp/gateway.js';
 import { listenMcp } from '../../src/adapters/mcp/http.js';
@@ -86,6 +87,15 @@ describe('the MCP gateway while its store fails', () => {
     closers.push(() => pg.close());
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() => createMcpGateway({ plangate: pg, upstreams: [recorderUpstream(w)], processMetrics: false, maxCallsPerSession: bad }), String(bad)).toThrow(/maxCallsPerSession must be a whole number of at least 1/);
+    }
+  });
+
+  it('plangate mcp refuses a bound of sessions or calls that is not a whole number of at least 1, before it starts anything', async () => {
+    for (const [option, value] of [['--max-calls-per-session', '0'], ['--max-calls-per-session', '2.5'], ['--max-sessions-per-seat', 'x']] as const) {
+      const err: string[] = [];
+      const status = await main(['mcp', '--agent', '0xWORKER', option, value, '--', 'true'], { out: () => {}, err: (t: string) => void err.push(t), env: {} });
+      expect(status).toBe(1);
+      expect(err.join('\n')).toContain(`${option} must be an integer of at least 1 (got "${value}")`);
     }
   });
 });

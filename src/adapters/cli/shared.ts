@@ -2,6 +2,7 @@
  * Helpers shared by commands: opening plangate from the global options.
  */
 import type { Command } from 'commander';
+import { ErrorCode, PlangateError } from '../../core/errors.js';
 import { openPlangate, type OpenOptions, type Plangate } from '../../main/open.js';
 import type { Io } from './io.js';
 import type { GlobalOptions } from './main.js';
@@ -32,6 +33,24 @@ export async function withPlangate<T>(cmd: Command, io: Io, fn: (pg: Plangate) =
   } finally {
     await pg.close();
   }
+}
+
+/**
+ * A Commander parser of a whole number from `min` to `max` (no bound above
+ * when `max` is left out) for the option `name`.
+ *
+ * @example
+ * new Option('--port <port>').argParser(integer('--port', 0, 65535))
+ */
+export function integer(name: string, min: number, max = Number.POSITIVE_INFINITY): (value: string) => number {
+  const range = max === Number.POSITIVE_INFINITY ? `of at least ${min}` : `from ${min} to ${max}`;
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new PlangateError(ErrorCode.InvalidInput, `${name} must be an integer ${range} (got "${value}")`);
+    }
+    return n;
+  };
 }
 
 /** Commander collector for repeatable options. */

@@ -159,7 +159,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     status,
     metrics,
     audit: options.audit,
-    onError: (error, where) => onError(error, where),
+    onError,
     decide: async (call: Call, decideOptions?: DecideOptions): Promise<Decision> => {
       const t0 = process.hrtime.bigint();
       try {

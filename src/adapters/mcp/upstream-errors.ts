@@ -17,7 +17,7 @@ export class UpstreamDownError extends Error {
 }
 
 /** Most characters of an upstream's own text kept for the operator. */
-const DETAIL_CHARS = 2000;
+export const DETAIL_CHARS = 2000;
 
 export function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -50,6 +50,6 @@ export function notAnMcpAnswer(upstream: string, method: string, error: unknown)
   const what = status !== undefined ? `HTTP ${status}` : 'a reply that is not MCP';
   return {
     error: new McpError(RpcCode.InternalError, `upstream ${upstream} answered ${method} with ${what}`, { upstream, ...(status !== undefined ? { status } : {}) }),
-    detail: `${method} answered ${what}: ${message(error).slice(0, DETAIL_CHARS)}`,
+    detail: `${method} answered ${what}: ${message(error)}`,
   };
 }

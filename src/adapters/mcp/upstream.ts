@@ -25,7 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable } from 'node:stream';
 import { nodeFetch } from './node-fetch.js';
-import { isConnectionError, message, notAnMcpAnswer, UpstreamDownError } from './upstream-errors.js';
+import { DETAIL_CHARS, isConnectionError, message, notAnMcpAnswer, UpstreamDownError } from './upstream-errors.js';
 
 export { UpstreamDownError } from './upstream-errors.js';
 
@@ -142,8 +142,7 @@ export class UpstreamLink {
       }
       if (error instanceof McpError) throw error;
       const answered = notAnMcpAnswer(this.spec.name, request.method, error);
-      this.lastError = answered.detail;
-      this.lastErrorAt = Date.now();
+      this.noteError(answered.detail);
       throw answered.error;
     }
   }
@@ -199,8 +198,7 @@ export class UpstreamLink {
       try {
         await this.refreshTools();
       } catch (error) {
-        this.lastError = `tools/list failed: ${message(error)}`;
-        this.lastErrorAt = Date.now();
+        this.noteError(`tools/list failed: ${message(error)}`);
       }
       this.hooks.onToolsChanged();
     })().finally(() => {
@@ -240,8 +238,7 @@ export class UpstreamLink {
       client.onerror = (error) => {
         // A request's own failure comes here too, and is its caller's to report.
         if (this.client !== client || !STREAM_FAILED.test(message(error))) return;
-        this.lastError = `the notification stream: ${message(error).slice(0, 2000)}`;
-        this.lastErrorAt = Date.now();
+        this.noteError(`the notification stream: ${message(error)}`);
         if (STREAM_GIVEN_UP.test(message(error))) this.down('its notification stream ended', `: ${message(error)}`);
       };
     }
@@ -296,6 +293,12 @@ export class UpstreamLink {
     return last ? ` (its last words on stderr: ${last.slice(0, 200)})` : '';
   }
 
+  /** Keeps what went wrong, in the upstream's own words, for operators (health's `lastError`), and when. */
+  private noteError(text: string): void {
+    this.lastError = text.slice(0, DETAIL_CHARS);
+    this.lastErrorAt = Date.now();
+  }
+
   /** Marks the link down: `reason` is plangate's words (clients see them), `detail` the upstream's (operators only). */
   private down(reason: string, detail = ''): void {
     // Already down: the calls that were in flight fail one by one, and the first failure is the cause.
@@ -305,8 +308,7 @@ export class UpstreamLink {
     this.client = undefined;
     this.state = 'down';
     this.reason = reason;
-    this.lastError = `${reason}${detail}`;
-    this.lastErrorAt = Date.now();
+    this.noteError(`${reason}${detail}`);
     this.since = Date.now();
     void client?.close().catch(() => {});
     if (wasUp || !this.timer) this.schedule();

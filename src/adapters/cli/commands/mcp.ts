@@ -18,7 +18,7 @@ import { listenMcp, MCP_SESSIONS_PER_SEAT } from '../../mcp/http.js';
 import { listenStatus } from '../../mcp/status.js';
 import { EXIT } from '../exit.js';
 import type { CommandContext } from '../main.js';
-import { collect, openFromOptions, reopenAuditOnHup, untilSignal } from '../shared.js';
+import { collect, integer, openFromOptions, reopenAuditOnHup, untilSignal } from '../shared.js';
 
 interface McpOptions {
   agent?: string;
@@ -32,15 +32,6 @@ interface McpOptions {
   statusListen?: string;
   maxSessionsPerSeat?: number;
   maxCallsPerSession?: number;
-}
-
-/** A parser of a whole number of at least 1 for `option`. */
-function atLeastOne(option: string): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < 1 || !Number.isSafeInteger(n)) throw new PlangateError(ErrorCode.InvalidInput, `${option} takes a whole number of at least 1 (got "${value}")`);
-    return n;
-  };
 }
 
 function hostPort(value: string, option = '--listen'): { host: string; port: number } {
@@ -60,8 +51,8 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--upstream <[name=]url>', 'a Streamable HTTP upstream (repeatable)').argParser(collect).default([]))
     .addOption(new Option('--upstreams <file>', 'a JSON file naming several upstreams: { "upstreams": { NAME: { "command", "args" } | { "url" } } }'))
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
-    .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(atLeastOne('--max-sessions-per-seat')))
-    .addOption(new Option('--max-calls-per-session <n>', `most requests (tool calls, reads, lists, completions) one session may have in flight at once; past it a request is answered busy (default ${MAX_CALLS_IN_FLIGHT})`).argParser(atLeastOne('--max-calls-per-session')))
+    .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(integer('--max-sessions-per-seat', 1)))
+    .addOption(new Option('--max-calls-per-session <n>', `most requests (tool calls, reads, lists, completions) one session may have in flight at once; past it a request is answered busy (default ${MAX_CALLS_IN_FLIGHT})`).argParser(integer('--max-calls-per-session', 1)))
     .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
     .addOption(new Option('--status-listen <host:port>', 'with a stdio client: serve /health and /metrics here'))
     .addOption(new Option('--tokens <file>', 'bearer tokens file: agents for --listen, operators and policy for the details of /health (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))

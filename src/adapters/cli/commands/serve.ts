@@ -21,7 +21,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, listen } from '../../http/server.js';
 import { EXIT } from '../exit.js';
 import type { Io } from '../io.js';
 import type { CommandContext } from '../main.js';
-import { openFromOptions, reopenAuditOnHup, untilSignal } from '../shared.js';
+import { integer, openFromOptions, reopenAuditOnHup, untilSignal } from '../shared.js';
 
 interface ServeOptions {
   host: string;
@@ -36,15 +36,6 @@ interface ServeOptions {
 
 /** Seats the demo token set is issued for. */
 export const DEMO_SEATS = ['0xWORKER', '0xMGR'];
-
-function integer(name: string, min: number, max: number) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      throw new PlangateError(ErrorCode.InvalidInput, `${name} must be an integer from ${min} to ${max} (got "${value}")`);
-    }
-    return Number(value);
-  };
-}
 
 /** Writes a new token set (digests only) and prints the tokens, this once. */
 async function initTokens(file: string, seats: string[], io: Io): Promise<void> {
