@@ -5,7 +5,7 @@
  * (no hints), `peek` (read-only), `harden_peek` (makes `peek` an effect;
  * the list after it answers late), `add_tool` (registers `late_tool`, which
  * sends tools/list_changed), `slow` (progress, honours cancellation),
- * `ask` (elicitation), `sample` (sampling) and `exit` (the process ends, with a last line on stderr).
+ * `ask` (elicitation), `sample` (sampling), `big` (a text of as many bytes as asked) and `exit` (the process ends, with a last line on stderr).
  *
  * Over stdio: `node --import tsx recorder.ts`. Over Streamable HTTP: `recorderHttp()`.
  */
@@ -94,6 +94,11 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
     log('sample', {});
     const r = await server.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi?' } }], maxTokens: 10 });
     return { content: [{ type: 'text', text: `sampled ${(r.content as { text: string }).text}` }] };
+  });
+  // big answers with a text of as many bytes as asked, for the gateway's bound on a message.
+  server.registerTool('big', { description: 'Answer with a large text.', inputSchema: { bytes: z.number() }, annotations: { readOnlyHint: true } }, async (args) => {
+    log('big', args);
+    return { content: [{ type: 'text', text: 'x'.repeat(args.bytes) }] };
   });
   server.registerTool('exit', { description: 'End the process.', annotations: { readOnlyHint: true } }, async () => {
     log('exit', {});

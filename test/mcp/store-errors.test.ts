@@ -88,6 +88,9 @@ describe('the MCP gateway while its store fails', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() => createMcpGateway({ plangate: pg, upstreams: [recorderUpstream(w)], processMetrics: false, maxCallsPerSession: bad }), String(bad)).toThrow(/maxCallsPerSession must be a whole number of at least 1/);
     }
+    for (const bad of [0, 65535, 1e6 + 0.5]) {
+      expect(() => createMcpGateway({ plangate: pg, upstreams: [recorderUpstream(w)], processMetrics: false, maxUpstreamMessageBytes: bad }), String(bad)).toThrow(/maxUpstreamMessageBytes must be a whole number of at least 65536/);
+    }
   });
 
   it('plangate mcp refuses a bound of sessions or calls that is not a whole number of at least 1, before it starts anything', async () => {
@@ -97,5 +100,8 @@ describe('the MCP gateway while its store fails', () => {
       expect(status).toBe(1);
       expect(err.join('\n')).toContain(`${option} must be an integer of at least 1 (got "${value}")`);
     }
+    const err: string[] = [];
+    expect(await main(['mcp', '--agent', '0xWORKER', '--max-upstream-message-bytes', '1000', '--', 'true'], { out: () => {}, err: (t: string) => void err.push(t), env: {} })).toBe(1);
+    expect(err.join('\n')).toContain('--max-upstream-message-bytes must be an integer of at least 65536 (got "1000")');
   });
 });

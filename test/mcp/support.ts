@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { openPlangate, type Plangate } from '../../src/main/open.js';
 import { createTokenSet } from '../../src/adapters/http/auth.js';
-import { createMcpGateway, type McpGateway } from '../../src/adapters/mcp/gateway.js';
+import { createMcpGateway, type GatewayOptions, type McpGateway } from '../../src/adapters/mcp/gateway.js';
 import { listenMcp, type McpListenOptions } from '../../src/adapters/mcp/http.js';
 import type { McpListener } from '../../src/adapters/mcp/status.js';
 import { readRootsOf } from '../../src/adapters/mcp/config.js';
@@ -97,10 +97,10 @@ export const TOKENS: Record<string, string> = {
 export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
 
 /** The gateway in this process, clients over Streamable HTTP, a movable clock. */
-export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), listen: Pick<McpListenOptions, 'sessionIdleMs' | 'maxSessionsPerSeat'> = {}): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
+export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), listen: Pick<McpListenOptions, 'sessionIdleMs' | 'maxSessionsPerSeat'> = {}, bounds: Pick<GatewayOptions, 'maxUpstreamMessageBytes'> = {}): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
   let offset = 0;
   const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, clock: () => Date.now() + offset, log: () => {}, ...(readRoots.length ? { readRoots } : {}) });
-  const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: reconnectMs, maxMs: 4 * reconnectMs, factor: 2 } });
+  const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: reconnectMs, maxMs: 4 * reconnectMs, factor: 2 }, ...bounds });
   const tokens = createTokenSet([
     ...Object.entries(TOKENS).map(([seat, token]) => ({ role: 'agent' as const, seat, token })),
     { role: 'operator', name: 'ops', token: OPERATOR_TOKEN },

@@ -179,6 +179,34 @@ describe('plangate mcp with several upstreams', () => {
     expect(recorded(w).map((r) => r.args['what'])).toEqual(['zero', 'one', 'three', 'four']);
   }, 30_000);
 
+  it('takes an upstream that sends a message over the bound as failed, over stdio and Streamable HTTP: the calls are told why, the link reconnects', async () => {
+    const w = makeWorld(OPEN);
+    const up = await recorderHttp(w.record);
+    closers.push(() => up.close());
+    const bound = 64 * 1024;
+    const h = await httpHarness(w, [recorderUpstream(w, 'local'), { name: 'web', kind: 'http', url: up.url }], 100, [], {}, { maxUpstreamMessageBytes: bound });
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    const state = (name: string) => h.gateway.health().upstreams.find((u) => u.name === name);
+    for (const name of ['local', 'web']) {
+      expect(textOf(await call(c, `${name}__big`, { bytes: 1000 }))).toHaveLength(1000);
+      const lost = await call(c, `${name}__big`, { bytes: 2 * bound });
+      expect(lost.structuredContent, name).toMatchObject({ check: 'upstream', code: `upstream_down:${name}` });
+      expect(textOf(lost)).toContain(`upstream ${name} is down: it sent a message larger than ${bound} bytes`);
+      expect(state(name)?.lastError).toContain(`larger than ${bound} bytes`);
+      await until(() => state(name)?.state === 'up');
+      // Below the bound, however many messages together: the new link serves as before.
+      for (let i = 0; i < 3; i++) expect(textOf(await call(c, `${name}__big`, { bytes: bound / 2 }))).toHaveLength(bound / 2);
+    }
+    // An answer that is not an event stream is bounded whole (here JSON, as a server without streams answers).
+    up.failNextCall(200, JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'y'.repeat(2 * bound) }] } }), 'application/json');
+    const whole = await call(c, 'web__peek', { what: 'a page' });
+    expect(textOf(whole)).toContain(`upstream web is down: it sent a message larger than ${bound} bytes`);
+    await until(() => state('web')?.state === 'up');
+    expect(textOf(await call(c, 'web__peek', { what: 'more' }))).toBe('saw more');
+    expect(recorded(w).filter((r) => r.tool === 'big').map((r) => r.args['bytes'])).toEqual([1000, 2 * bound, bound / 2, bound / 2, bound / 2, 1000, 2 * bound, bound / 2, bound / 2, bound / 2]);
+  }, 30_000);
+
   it('opens a new session with a Streamable HTTP upstream whose notification stream cannot be opened again', async () => {
     const { up, h } = await recorderBehindGateway();
     const c = await h.client('0xWORKER');

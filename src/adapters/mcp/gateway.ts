@@ -12,6 +12,7 @@ import { createMetrics, type Metrics } from '../http/metrics.js';
 import type { CallOutcome } from './calls.js';
 import { readRootsOf } from './config.js';
 import { checkUpstreamName, DEFAULT_REVIEWER_CHANNEL } from './names.js';
+import { MIN_UPSTREAM_MESSAGE_BYTES } from './message-bound.js';
 import { GatewaySession } from './session.js';
 import type { Backoff, UpstreamSpec } from './upstream.js';
 
@@ -34,6 +35,12 @@ export interface GatewayOptions {
   readRoots?: 'upstream' | 'gate';
   /** The most requests one session (but pings) may have in flight at once (default MAX_CALLS_IN_FLIGHT, 64). */
   maxCallsPerSession?: number;
+  /**
+   * Most bytes of one message from an upstream (default MAX_UPSTREAM_MESSAGE_BYTES, 10 MiB). An
+   * upstream that sends a larger one is taken as failed: its link reconnects, and the requests in
+   * flight on it are told why.
+   */
+  maxUpstreamMessageBytes?: number;
   /** The operator's log: what a client is not shown (a store error's own message). Default: a line on stderr. */
   log?: (line: string) => void;
 }
@@ -84,10 +91,8 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
     names.add(u.name);
   }
   if (options.upstreams.length === 0) throw new Error('the gateway needs at least one upstream');
-  const perSession = options.maxCallsPerSession;
-  if (perSession !== undefined && (!Number.isSafeInteger(perSession) || perSession < 1)) {
-    throw new Error(`maxCallsPerSession must be a whole number of at least 1, not ${perSession}`);
-  }
+  wholeNumber('maxCallsPerSession', options.maxCallsPerSession, 1);
+  wholeNumber('maxUpstreamMessageBytes', options.maxUpstreamMessageBytes, MIN_UPSTREAM_MESSAGE_BYTES);
   // Each stdio upstream's own directories: a call to its tools is read-guarded where it reads.
   const upstreamRoots = new Map<string, readonly string[]>();
   for (const u of options.upstreams) {
@@ -135,7 +140,7 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
       calls.inc({ tool, outcome });
     },
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(perSession !== undefined ? { maxCallsInFlight: perSession } : {}),
+    ...(options.maxCallsPerSession !== undefined ? { maxCallsInFlight: options.maxCallsPerSession } : {}),
     log: options.log ?? ((line: string) => void process.stderr.write(`${line}\n`)),
     ...(options.readRoots === 'gate' ? {} : { rootsOf: (upstream: string) => upstreamRoots.get(upstream) }),
   };
@@ -179,6 +184,7 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
         upstreams: options.upstreams,
         deps,
         ...(options.reconnect ? { reconnect: options.reconnect } : {}),
+        ...(options.maxUpstreamMessageBytes !== undefined ? { maxUpstreamMessageBytes: options.maxUpstreamMessageBytes } : {}),
       });
       sessions.add(session);
       const close = session.server.onclose;
@@ -194,4 +200,11 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
       sessions.clear();
     },
   };
+}
+
+/** Throws unless an option left out or a whole number of at least `min`. */
+function wholeNumber(name: string, value: number | undefined, min: number): void {
+  if (value !== undefined && (!Number.isSafeInteger(value) || value < min)) {
+    throw new Error(`${name} must be a whole number of at least ${min}, not ${value}`);
+  }
 }

@@ -17,6 +17,7 @@ import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { measureFor, MessageTooLargeError, type MessageBound } from './message-bound.js';
 
 /** Connections kept open per upstream host, beyond the ones in use. */
 const IDLE_SOCKETS = 64;
@@ -94,25 +95,32 @@ function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined 
  * A failed connection rejects with a `TypeError('fetch failed')` whose
  * `cause` is the socket error, as Node's fetch does; a 307 or 308 within
  * the same origin is followed (up to 5), any other answer is returned.
+ * With a `bound`, a body is measured as it arrives (see message-bound.ts)
+ * and ends in a `MessageTooLargeError` once a message passes it.
  *
  * @example
- * new StreamableHTTPClientTransport(new URL('http://127.0.0.1:3001/mcp'), { fetch: nodeFetch })
+ * new StreamableHTTPClientTransport(new URL('http://127.0.0.1:3001/mcp'), { fetch: createNodeFetch() })
  */
-export const nodeFetch: FetchLike = async (input, init) => {
-  let url = typeof input === 'string' ? new URL(input) : input;
-  for (let hop = 0; ; hop++) {
-    const res = await send(url, init);
-    const location = REDIRECTS.has(res.status) ? res.headers.get('location') : null;
-    if (location === null || hop === MAX_REDIRECTS) return res;
-    const next = new URL(location, url);
-    // Only within the same origin: the request's headers (a bearer token) go along.
-    if (next.origin !== url.origin) return res;
-    await res.body?.cancel();
-    url = next;
-  }
-};
+export function createNodeFetch(bound?: MessageBound): FetchLike {
+  return async (input, init) => {
+    let url = typeof input === 'string' ? new URL(input) : input;
+    for (let hop = 0; ; hop++) {
+      const res = await send(url, init, bound);
+      const location = REDIRECTS.has(res.status) ? res.headers.get('location') : null;
+      if (location === null || hop === MAX_REDIRECTS) return res;
+      const next = new URL(location, url);
+      // Only within the same origin: the request's headers (a bearer token) go along.
+      if (next.origin !== url.origin) return res;
+      await res.body?.cancel();
+      url = next;
+    }
+  };
+}
 
-function send(url: URL, init: RequestInit | undefined): Promise<Response> {
+/** {@link createNodeFetch} without a bound. */
+export const nodeFetch: FetchLike = createNodeFetch();
+
+function send(url: URL, init: RequestInit | undefined, bound: MessageBound | undefined): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     const secure = url.protocol === 'https:';
     if (!secure && url.protocol !== 'http:') return reject(new TypeError(`fetch failed: ${url.protocol} is not http: or https:`));
@@ -154,6 +162,7 @@ function send(url: URL, init: RequestInit | undefined): Promise<Response> {
       const status = answer.statusCode ?? 502;
       const hasBody = !NO_BODY.has(status) && init?.method !== 'HEAD';
       if (!hasBody) answer.resume();
+      else if (bound) measure(answer, bound);
       resolve(new Response(hasBody ? Readable.toWeb(answer) as ReadableStream<Uint8Array> : null, {
         status,
         statusText: answer.statusMessage ?? '',
@@ -162,4 +171,18 @@ function send(url: URL, init: RequestInit | undefined): Promise<Response> {
     });
     req.end(body);
   });
+}
+
+
+/** Ends `answer` with a `MessageTooLargeError` once a message in it passes the bound (the link is told first). */
+function measure(answer: IncomingMessage, bound: MessageBound): void {
+  const size = measureFor(answer.headers['content-type'] ?? null);
+  const onData = (chunk: Buffer) => {
+    if (size(chunk) <= bound.limit) return;
+    answer.off('data', onData);
+    const error = new MessageTooLargeError(bound.limit);
+    bound.onExceeded(error);
+    answer.destroy(error);
+  };
+  answer.on('data', onData);
 }

@@ -50,6 +50,8 @@ export interface SessionOptions {
   upstreams: readonly UpstreamSpec[];
   deps: CallDeps;
   reconnect?: Backoff;
+  /** Most bytes of one message from an upstream (default MAX_UPSTREAM_MESSAGE_BYTES, in message-bound.ts). */
+  maxUpstreamMessageBytes?: number;
   /** Called when a link goes up or down. */
   onState?: () => void;
 }
@@ -131,7 +133,10 @@ export class GatewaySession {
         onNotification: (n) => this.notify(n),
         onRequest: (req, signal) => this.relay(link(spec.name), req, signal),
         onState: () => this.options.onState?.(),
-      }, this.options.reconnect));
+      }, {
+        ...(this.options.reconnect ? { reconnect: this.options.reconnect } : {}),
+        ...(this.options.maxUpstreamMessageBytes !== undefined ? { maxMessageBytes: this.options.maxUpstreamMessageBytes } : {}),
+      }));
       const link = (name: string) => this.links.find((l) => l.spec.name === name) as UpstreamLink;
       await Promise.all(this.links.map((l) => l.start()));
       this.rebuild();

@@ -24,7 +24,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable } from 'node:stream';
-import { nodeFetch } from './node-fetch.js';
+import { MAX_UPSTREAM_MESSAGE_BYTES } from './message-bound.js';
+import { createNodeFetch } from './node-fetch.js';
 import { DETAIL_CHARS, isConnectionError, message, notAnMcpAnswer, UpstreamDownError } from './upstream-errors.js';
 
 export { UpstreamDownError } from './upstream-errors.js';
@@ -59,6 +60,13 @@ export interface Backoff {
 /** Delay before the first reconnect, and the most it grows to. */
 export const RECONNECT: Readonly<Backoff> = { firstMs: 250, maxMs: 30_000, factor: 2 };
 
+/** How a link connects, beyond where to. */
+export interface LinkOptions {
+  reconnect?: Backoff;
+  /** Most bytes of one message from the upstream (default MAX_UPSTREAM_MESSAGE_BYTES, in message-bound.ts). */
+  maxMessageBytes?: number;
+}
+
 /** Bytes of an upstream's stderr kept to explain why it stopped. */
 const STDERR_TAIL = 2048;
 
@@ -66,6 +74,8 @@ const STDERR_TAIL = 2048;
 const STREAM_FAILED = /Failed to open SSE stream|Failed to reconnect SSE stream|SSE stream disconnected|Maximum reconnection attempts/;
 /** How it says it stopped opening that stream again. */
 const STREAM_GIVEN_UP = /^Maximum reconnection attempts \(\d+\) exceeded/;
+/** How the SDK's stdio transport says a message passed its `maxBufferSize` (it then ends the process). */
+const STDIO_TOO_LARGE = /^ReadBuffer exceeded maximum size/;
 
 /** Pages of `tools/list` read at most (a server that never stops paging is cut off). */
 const MAX_PAGES = 100;
@@ -102,12 +112,18 @@ export class UpstreamLink {
   private timer: NodeJS.Timeout | undefined;
   private stderrTail = '';
 
+  private readonly reconnect: Backoff;
+  private readonly maxMessageBytes: number;
+
   constructor(
     readonly spec: UpstreamSpec,
     private readonly capabilities: ClientCapabilities,
     private readonly hooks: UpstreamHooks,
-    private readonly reconnect: Backoff = RECONNECT,
-  ) {}
+    options: LinkOptions = {},
+  ) {
+    this.reconnect = options.reconnect ?? RECONNECT;
+    this.maxMessageBytes = options.maxMessageBytes ?? MAX_UPSTREAM_MESSAGE_BYTES;
+  }
 
   /** Connects for the first time; on failure the link is down and keeps retrying. */
   async start(): Promise<void> {
@@ -241,6 +257,11 @@ export class UpstreamLink {
         this.noteError(`the notification stream: ${message(error)}`);
         if (STREAM_GIVEN_UP.test(message(error))) this.down('its notification stream ended', `: ${message(error)}`);
       };
+    } else {
+      // The transport ends the process after this: the link tells why, before the exit does.
+      client.onerror = (error) => {
+        if ((this.client === client || this.connecting === client) && STDIO_TOO_LARGE.test(message(error))) this.tooLarge();
+      };
     }
     this.connecting = client;
     try {
@@ -271,12 +292,22 @@ export class UpstreamLink {
   private transport(): Transport {
     const spec = this.spec;
     if (spec.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(spec.url), { fetch: nodeFetch, ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}) });
+      // Bound for this link's transport alone: a message too large takes this link down, no other.
+      let transport: StreamableHTTPClientTransport | undefined;
+      const onExceeded = () => {
+        if (this.client?.transport === transport || this.connecting?.transport === transport) this.tooLarge();
+      };
+      transport = new StreamableHTTPClientTransport(new URL(spec.url), {
+        fetch: createNodeFetch({ limit: this.maxMessageBytes, onExceeded }),
+        ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}),
+      });
+      return transport;
     }
     const transport = new StdioClientTransport({
       command: spec.command,
       args: spec.args,
       stderr: 'pipe',
+      maxBufferSize: this.maxMessageBytes,
       ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
       ...(spec.env !== undefined ? { env: spec.env } : {}),
     });
@@ -291,6 +322,16 @@ export class UpstreamLink {
     const lines = this.stderrTail.trim().split('\n');
     const last = lines[lines.length - 1]?.trim();
     return last ? ` (its last words on stderr: ${last.slice(0, 200)})` : '';
+  }
+
+  /**
+   * A message over the bound: the link is down and reconnects. The rest of
+   * that message cannot be skipped (over stdio the stream has no other
+   * boundary; over HTTP its answer is cut off), so every request in flight
+   * on the link fails, each told why.
+   */
+  private tooLarge(): void {
+    this.down(`it sent a message larger than ${this.maxMessageBytes} bytes, the gateway's bound`);
   }
 
   /** Keeps what went wrong, in the upstream's own words, for operators (health's `lastError`), and when. */

@@ -12,6 +12,7 @@ import { isValidId } from '../../../core/threads.js';
 import { loadTokens, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/auth.js';
 import { trackAnswers } from '../../mcp/answers.js';
 import { MAX_CALLS_IN_FLIGHT } from '../../mcp/guards.js';
+import { MAX_UPSTREAM_MESSAGE_BYTES, MIN_UPSTREAM_MESSAGE_BYTES } from '../../mcp/message-bound.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp, MCP_SESSIONS_PER_SEAT } from '../../mcp/http.js';
@@ -32,6 +33,7 @@ interface McpOptions {
   statusListen?: string;
   maxSessionsPerSeat?: number;
   maxCallsPerSession?: number;
+  maxUpstreamMessageBytes?: number;
 }
 
 function hostPort(value: string, option = '--listen'): { host: string; port: number } {
@@ -53,6 +55,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
     .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(integer('--max-sessions-per-seat', 1)))
     .addOption(new Option('--max-calls-per-session <n>', `most requests (tool calls, reads, lists, completions) one session may have in flight at once; past it a request is answered busy (default ${MAX_CALLS_IN_FLIGHT})`).argParser(integer('--max-calls-per-session', 1)))
+    .addOption(new Option('--max-upstream-message-bytes <n>', `most bytes of one message from an upstream; an upstream that sends a larger one is reconnected and the calls in flight on it fail (default ${MAX_UPSTREAM_MESSAGE_BYTES})`).argParser(integer('--max-upstream-message-bytes', MIN_UPSTREAM_MESSAGE_BYTES)))
     .addOption(new Option('--read-root <dir>', "a directory the read guard may look in (repeatable; default: the stdio upstreams' directory arguments)").argParser(collect).default([]))
     .addOption(new Option('--status-listen <host:port>', 'with a stdio client: serve /health and /metrics here'))
     .addOption(new Option('--tokens <file>', 'bearer tokens file: agents for --listen, operators and policy for the details of /health (also PLANGATE_TOKENS)').env(TOKENS_FILE_ENV))
@@ -85,6 +88,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
             readRoots: opts.readRoot.length ? 'gate' : 'upstream',
             log: (line) => io.err(line),
             ...(opts.maxCallsPerSession !== undefined ? { maxCallsPerSession: opts.maxCallsPerSession } : {}),
+            ...(opts.maxUpstreamMessageBytes !== undefined ? { maxUpstreamMessageBytes: opts.maxUpstreamMessageBytes } : {}),
           });
         } catch (error) {
           hup.stopping();
