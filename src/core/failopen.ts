@@ -12,7 +12,7 @@
  * budgets, allowlists — must fail closed instead; they are not plan-required.
  * Nor is a planning hold: it fails closed (core/failclosed.ts).
  */
-import type { EffectiveSettings, Explanation, Failure, FailureCause, ToolClass } from './types.js';
+import type { Decision, EffectiveSettings, Explanation, Failure, FailureCause, ToolClass } from './types.js';
 
 /** What plan-required does when there is no policy to ask: let the call through. */
 export const PLAN_REQUIRED_ON_POLICY_FAILURE = 'fail_open' as const;
@@ -124,4 +124,17 @@ export function withoutPolicy(call: { agent: string; tool: string; agentKnown?: 
     settings: failOpenSettings(),
     candidates: [],
   };
+}
+
+/**
+ * A decision made without the policy, as an explanation: the same fields
+ * but those only a gate acts on (the explanation reports them under
+ * `checks`), and no candidates (no message was considered).
+ *
+ * @example
+ * explanationOf(heldWhileFailing(call, hold, 'plangate_submit_plan', failure)).checks?.planningHold.refused // true
+ */
+export function explanationOf(decision: Decision): Explanation {
+  const { channelCall: _c, reviewerChannel: _r, readGuard: _g, ...rest } = decision;
+  return { ...rest, candidates: decision.candidates ?? [] };
 }

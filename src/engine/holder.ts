@@ -7,8 +7,8 @@
  * swapped out stays valid for whoever still holds it.
  */
 import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_POLICY_FAILURE } from '../core/failclosed.js';
-import { failOpenDecision, failOpenSettings } from '../core/failopen.js';
-import type { Decision, EffectiveSettings, Explanation, Lineage, PolicyInput, RulesData } from '../core/types.js';
+import { explanationOf, failOpenDecision, failOpenSettings } from '../core/failopen.js';
+import type { Decision, EffectiveSettings, Lineage, PolicyInput, RulesData } from '../core/types.js';
 import type { Engine, Evaluator } from './policy.js';
 
 /** The rules a snapshot was built from. */
@@ -43,17 +43,17 @@ export type PolicySnapshot =
  * failOpenEvaluator('the rules directory rules is missing').decide(input).failOpen?.reason
  */
 export function failOpenEvaluator(reason: string): Evaluator {
+  const decide = (input: PolicyInput): Decision => {
+    const call = { agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known };
+    if (input.hold && HOLD_ON_POLICY_FAILURE === 'fail_closed') {
+      return heldWhileFailing(call, input.hold, FAIL_CLOSED_REVIEWER_CHANNEL, { cause: 'policy', reason: `the policy is unavailable: ${reason}` });
+    }
+    return failOpenDecision(call, { cause: 'policy', reason });
+  };
   return {
-    decide(input: PolicyInput): Decision {
-      const call = { agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known };
-      if (input.hold && HOLD_ON_POLICY_FAILURE === 'fail_closed') {
-        return heldWhileFailing(call, input.hold, FAIL_CLOSED_REVIEWER_CHANNEL, { cause: 'policy', reason: `the policy is unavailable: ${reason}` });
-      }
-      return failOpenDecision(call, { cause: 'policy', reason });
-    },
-    explain(input: PolicyInput): Explanation {
-      return failOpenDecision({ agent: input.call.agent, tool: input.call.tool, agentKnown: input.agent.known }, { cause: 'policy', reason });
-    },
+    decide,
+    // The same answer as decide, as an explanation: a held agent's is the refusal it gets.
+    explain: (input) => explanationOf(decide(input)),
     effective(_seat: Lineage): EffectiveSettings {
       return failOpenSettings();
     },

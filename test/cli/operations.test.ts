@@ -62,6 +62,14 @@ describe('failing open at the CLI', () => {
     const checked = await cli(['check', '--json'], { ...env, PLANGATE_POLICY: policy });
     expect(checked.status).toBe(1);
     expect(JSON.parse(checked.out)).toMatchObject({ ok: false, code: 'policy_unavailable' });
+    // A held agent stays held without the policy, and explain says so as decide does.
+    expect((await cli(['--policy', policy, 'hold', '0xW'], env)).status).toBe(0);
+    expect((await cli(['--policy', policy, 'decide', ...MERGE], env)).status).toBe(3);
+    const explained = await cli(['--policy', policy, 'explain', ...MERGE], env);
+    expect(explained.status).toBe(3);
+    expect(explained.out).toContain('REFUSED  0xW → github.merge_pull_request  planning_hold:github.merge_pull_request');
+    expect(explained.out).toMatch(/fail-closed\s+the policy is unavailable: .*policy\.wasm cannot be loaded.*a held agent stays held/);
+    expect(explained.out).toMatch(/planning hold\s+held \(hold \d+, on demand\)/);
   });
 });
 

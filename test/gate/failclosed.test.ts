@@ -3,6 +3,8 @@
  * fail-open evaluator) and with a store that throws while deciding. Other
  * agents fail open exactly as before (plan-required guards legibility).
  */
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { createMemoryAuditSink } from '../../src/audit/memory.js';
 import { FAIL_CLOSED_REVIEWER_CHANNEL } from '../../src/core/failclosed.js';
@@ -23,6 +25,16 @@ planRequired:
 planningGate:
   defaults: { whitelist: [fs.read_file], reviewerChannel: review.send }
 `;
+
+const schema = (name: string): object => JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8'));
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+ajv.addSchema(schema('decision.schema.json'));
+const validExplanation = ajv.compile(schema('explanation.schema.json'));
+
+/** Throws with the schema's errors unless `x` is an explanation as explanation.schema.json describes it. */
+function expectExplanation(x: unknown): void {
+  if (!validExplanation(x)) throw new Error(`not an explanation: ${JSON.stringify(validExplanation.errors)}\n${JSON.stringify(x)}`);
+}
 
 /** A store whose reads can be made to throw, as a database outage does. */
 function flakyStore() {
@@ -87,6 +99,33 @@ describe('holds fail closed', () => {
     await gate.holds.unblock('0xWORKER', { by: 'ops' });
     state.down = true;
     expect((await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).failOpen).toBeDefined();
+  });
+
+  it('explains a call without the policy as it decides it, as explanation.schema.json describes it; without the store it does not guess', async () => {
+    const memory = createMemoryStore();
+    await seedOrg(memory);
+    const gate = createGate({ engine: new PolicyHolder(failingOpen('rules/plan.yaml:3:9: invalid YAML')), store: memory });
+    await gate.holds.place('0xWORKER', { by: 'ops' });
+    const open = (await gate.explain({ agent: '0xMGR', tool: 'github.merge_pull_request' })).decision;
+    expect(open).toMatchObject({ allowed: true, failOpen: { cause: 'policy' } });
+    expectExplanation(open);
+    // A held agent's call is explained as the refusal it gets, not as failing open.
+    const held = (await gate.explain({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).decision;
+    const decided = await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' });
+    expect(held).toMatchObject({ allowed: false, check: 'planning_hold', code: decided.code, message: decided.message, failClosed: { cause: 'policy' }, checks: { planningHold: { held: true, refused: true } } });
+    expect(held.failOpen).toBeUndefined();
+    expectExplanation(held);
+    const channel = (await gate.explain({ agent: '0xWORKER', tool: FAIL_CLOSED_REVIEWER_CHANNEL })).decision;
+    expect(channel).toMatchObject({ allowed: true, failClosed: {}, checks: { planningHold: { channelCall: true } } });
+    expect(channel).not.toHaveProperty('channelCall');
+    expectExplanation(channel);
+    // Without the store there are no facts to explain from: an error, not a guess.
+    const w = await planningWorld(RULES);
+    const { store, state } = flakyStore();
+    await seedOrg(store);
+    const noStore = createGate({ engine: w.engine, store, onStoreError: () => {} });
+    state.down = true;
+    await expect(noStore.explain({ agent: '0xMGR', tool: 'github.merge_pull_request' })).rejects.toThrow(/SQLITE_IOERR/);
   });
 
   it('every active hold on record is learnt from the listing at start, however many pages it takes', async () => {

@@ -57,6 +57,7 @@ export function renderExplanation(d: Explanation, input: PolicyInput): string {
   ];
   if (s.enforce) lines.push(`  enforce          ${s.enforce.value === false ? 'no (shadow mode: refusals are recorded, not applied)' : 'yes'}  — ${from(s.enforce)}`);
   if (d.failOpen) lines.push(`  fail-open        ${d.failOpen.reason}`);
+  if (d.failClosed) lines.push(`  fail-closed      ${d.failClosed.reason} (a held agent stays held: only its reviewer channel is open)`);
   if (input.call.runId) lines.push(`  run              ${input.call.runId}`);
   if (input.call.delegatedBy.length) lines.push(`  delegated by     ${input.call.delegatedBy.join(' ← ')}`);
   if (d.checks) lines.push(...checkLines(d));
