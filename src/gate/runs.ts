@@ -14,7 +14,8 @@ export interface Runs {
    * Starts a run for `seat`. It expires `ttlMs` after its start (default 24
    * hours); the rules' `runs.maxMinutes` bounds it further at decision time.
    * With `delegationId`, the run is a delegated run: the delegation must be
-   * on record, to this seat.
+   * on record, to this seat, live (neither revoked nor expired), and for
+   * this run when it names one.
    */
   start(run: { seat: string; by: string; id?: string; delegationId?: string; ttlMs?: number }): Promise<Run>;
   /** Ends a run (ending an ended run changes nothing). Fails with `not_found` for an unknown id. */
@@ -46,6 +47,18 @@ function checkTtl(ttl: unknown, field: string): number {
   return ttl as number;
 }
 
+/** Throws unless `d` is a delegation a run of `seat` (with `runId`, when given) may be started under now. */
+function checkDelegation(d: Delegation | undefined, id: string, seat: string, runId: string | undefined, now: number): void {
+  if (!d) throw new PlangateError(ErrorCode.NotFound, `no delegation with id ${id}`);
+  const refuse = (why: string): never => {
+    throw new PlangateError(ErrorCode.InvalidInput, `delegation ${id} ${why}`);
+  };
+  if (d.worker !== seat) refuse(`is to ${d.worker}, not to ${seat}`);
+  if (d.revokedAt !== null && d.revokedAt <= now) refuse(`was revoked at ${new Date(d.revokedAt).toISOString()}`);
+  if (d.expiresAt !== null && d.expiresAt <= now) refuse(`expired at ${new Date(d.expiresAt).toISOString()}`);
+  if (d.runId !== null && d.runId !== runId) refuse(`is for run ${d.runId} only: start the run with that id`);
+}
+
 /**
  * Creates the runs and delegations API over a store.
  *
@@ -59,11 +72,7 @@ export function createRuns(store: RunStore & DelegationStore, clock: () => numbe
     async start({ seat, by, id, delegationId, ttlMs }) {
       const now = clock();
       const ttl = ttlMs === undefined ? DEFAULT_RUN_TTL_MS : checkTtl(ttlMs, 'ttlMs');
-      if (delegationId !== undefined) {
-        const d = await store.getDelegation(delegationId);
-        if (!d) throw new PlangateError(ErrorCode.NotFound, `no delegation with id ${delegationId}`);
-        if (d.worker !== seat) throw new PlangateError(ErrorCode.InvalidInput, `delegation ${delegationId} is to ${d.worker}, not to ${seat}`);
-      }
+      if (delegationId !== undefined) checkDelegation(await store.getDelegation(delegationId), delegationId, seat, id, now);
       return store.startRun({
         seat, startedBy: by, startedAt: now, expiresAt: now + ttl,
         ...(id !== undefined ? { id } : {}), ...(delegationId !== undefined ? { delegationId } : {}),

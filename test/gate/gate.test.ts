@@ -64,6 +64,31 @@ describe.each(['memory', 'sqlite'] as const)('gate with the %s store', (storeKin
     expect(run.expiresAt - run.startedAt).toBe(24 * 60 * MIN);
   });
 
+  it('starts a delegated run only under a delegation on record to its seat, live, and for that run when it names one', async () => {
+    const w = await makeWorld(sideEffects, { store: storeKind });
+    await seedOrg(w.store);
+    const any = await w.gate.delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: 'host' });
+    expect((await w.gate.runs.start({ seat: '0xWORKER', by: 'host', delegationId: any.id })).delegationId).toBe(any.id);
+    const refused = async (run: Parameters<typeof w.gate.runs.start>[0], code: ErrorCode, said: RegExp) => {
+      const e = await w.gate.runs.start(run).then(() => undefined, (x: unknown) => x);
+      expect(e, said.source).toBeInstanceOf(PlangateError);
+      expect(e).toMatchObject({ code, message: expect.stringMatching(said) });
+    };
+    await refused({ seat: '0xWORKER', by: 'host', delegationId: 'nope' }, ErrorCode.NotFound, /no delegation with id nope/);
+    await refused({ seat: '0xOPS', by: 'host', delegationId: any.id }, ErrorCode.InvalidInput, /is to 0xWORKER, not to 0xOPS/);
+    const forOne = await w.gate.delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: 'host', runId: 'run-9' });
+    await refused({ seat: '0xWORKER', by: 'host', delegationId: forOne.id }, ErrorCode.InvalidInput, /is for run run-9 only/);
+    await refused({ seat: '0xWORKER', by: 'host', id: 'run-8', delegationId: forOne.id }, ErrorCode.InvalidInput, /is for run run-9 only/);
+    expect((await w.gate.runs.start({ seat: '0xWORKER', by: 'host', id: 'run-9', delegationId: forOne.id })).id).toBe('run-9');
+    const brief = await w.store.delegate({ manager: '0xMGR', worker: '0xWORKER', createdBy: 'host', createdAt: w.now - 2 * MIN, expiresAt: w.now - MIN });
+    await refused({ seat: '0xWORKER', by: 'host', delegationId: brief.id }, ErrorCode.InvalidInput, /expired at/);
+    await w.gate.delegations.revoke(any.id);
+    await refused({ seat: '0xWORKER', by: 'host', delegationId: any.id }, ErrorCode.InvalidInput, /was revoked at/);
+    // Nothing was started by the refusals.
+    expect((await w.gate.runs.list({ seat: '0xOPS' }))).toEqual([]);
+    expect((await w.gate.runs.list({ seat: '0xWORKER' })).map((r) => r.delegationId)).toEqual([forOne.id, any.id]);
+  });
+
   it('never gates reads or say, in any mode', async () => {
     const w = await makeWorld(sideEffects, { store: storeKind });
     await seedOrg(w.store);
