@@ -62,6 +62,27 @@ describe('plangate mcp with several upstreams', () => {
     expect(lists() - atStart).toBe(2);
   }, 30_000);
 
+  it("never forwards a call to the seat's reviewer channel, even where an upstream offers a tool of that name", async () => {
+    const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
+    const tools = ['plangate_submit_plan', 'deploy'].map((name) => ({ name, inputSchema: { type: 'object' } }));
+    const h = await httpHarness(w, [{ name: 'fake', kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', FAKE_SERVER, JSON.stringify({ tools })] }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    // Listed once, as plangate's own tool.
+    expect((await c.listTools()).tools.filter((t) => t.name === 'plangate_submit_plan')).toHaveLength(1);
+    expect((await call(c, 'deploy')).structuredContent).toMatchObject({ code: 'plan_required:deploy:none' });
+    // Not held: plangate's channel says so; the upstream's tool of that name does not run.
+    const free = await call(c, 'plangate_submit_plan', { plan: 'deploy at noon' });
+    expect(textOf(free)).not.toContain('ran');
+    expect(free.isError).toBe(true);
+    // Held: the plan goes to the hold, not upstream, and the agent stays held.
+    const hold = await h.operator.gate.holds.place('0xWORKER', { by: 'ops' });
+    const sent = await call(c, 'plangate_submit_plan', { plan: 'deploy at noon' });
+    expect(textOf(sent)).toContain(`sent to the reviewer (hold ${hold.id}`);
+    expect((await h.operator.gate.holds.get('0xWORKER'))?.plans).toBe(1);
+    expect((await call(c, 'deploy')).structuredContent).toMatchObject({ check: 'planning_hold' });
+  });
+
   it('decides a call that arrives while the upstream\'s changed tool list is read on the new list', async () => {
     const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
     const h = await httpHarness(w, [recorderUpstream(w)]);

@@ -163,7 +163,8 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
     deps.count?.(params.name, 'refused');
     return refusalResult(decision);
   }
-  if (decision.checks?.planningHold.channelCall) {
+  // The seat's reviewer channel, even where an upstream offers a tool of that name: plangate's, never forwarded.
+  if (decision.channelCall === true) {
     deps.count?.(params.name, 'own');
     return submitPlan(deps, session.seat, args, runId);
   }
