@@ -31,7 +31,8 @@ planningGate:
     writeFileSync(small, 'tiny');
     const up = await recorderHttp(w.record, [big, small]);
     closers.push(() => up.close());
-    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }], 100, [w.files]);
+    // The operator names where the gateway sees the upstream's files (as --read-root does).
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }], 100, [w.files], {}, { readRoots: 'gate' });
     closers.push(() => h.close());
     return { w, h, big, small };
   }

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { recorderHttp } from './recorder.js';
-import { call, closeAfterEach, fsUpstream, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
+import { call, closeAfterEach, fsUpstream, httpHarness, makeWorld, recorded, recorderUpstream, RULES, textOf } from './support.js';
 
 const FAKE_SERVER = resolve(import.meta.dirname, 'fake-server.ts');
 
@@ -81,6 +81,26 @@ describe('plangate mcp with several upstreams', () => {
     expect(textOf(sent)).toContain(`sent to the reviewer (hold ${hold.id}`);
     expect((await h.operator.gate.holds.get('0xWORKER'))?.plans).toBe(1);
     expect((await call(c, 'deploy')).structuredContent).toMatchObject({ check: 'planning_hold' });
+  });
+
+  it("read-guards a Streamable HTTP upstream's file tools without looking at the gateway's own files", async () => {
+    // The recorder's read_text_file has no hints: the rules make it a read, as a filesystem server's is.
+    const w = makeWorld(`${RULES}tools:\n  read: [read_text_file]\n`);
+    const up = await recorderHttp(w.record, [], ['read_text_file']);
+    closers.push(() => up.close());
+    const h = await httpHarness(w, [{ name: 'web', kind: 'http', url: up.url }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    // package.json is in the gateway's working directory, nope.log is not: the answer is the same,
+    // so the agent learns nothing of the gateway's files, and neither whole read reaches the upstream.
+    const here = await call(c, 'read_text_file', { path: 'package.json' });
+    const absent = await call(c, 'read_text_file', { path: 'nope.log' });
+    for (const r of [here, absent]) expect(r.structuredContent).toMatchObject({ check: 'read_guard', code: 'read_guard:read_text_file' });
+    expect(textOf(here).replaceAll('package.json', 'P')).toBe(textOf(absent).replaceAll('nope.log', 'P'));
+    expect(textOf(here)).not.toMatch(/bytes/);
+    // Nor can the lines asked for be measured there: a read guard that cannot vouch refuses.
+    expect(textOf(await call(c, 'read_text_file', { path: 'package.json', head: 5 }))).toContain('package.json is outside the directories plangate may look at');
+    expect(recorded(w)).toEqual([]);
   });
 
   it('decides a call that arrives while the upstream\'s changed tool list is read on the new list', async () => {

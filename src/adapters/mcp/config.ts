@@ -10,7 +10,8 @@
  */
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import { checkUpstreamName } from './names.js';
 import type { UpstreamSpec } from './upstream.js';
@@ -125,10 +126,19 @@ export async function upstreamsFrom(a: UpstreamArgs): Promise<UpstreamSpec[]> {
 }
 
 /**
+ * `~` or `~/…` as the home directory (the upstream's `HOME` when its
+ * environment sets one), as the filesystem server reads its arguments: no
+ * shell expands them when the command comes from an upstreams file.
+ */
+function withHome(arg: string, home = homedir()): string {
+  return arg === '~' || arg.startsWith('~/') ? join(home, arg.slice(1)) : arg;
+}
+
+/**
  * The read roots the upstreams imply: every argument of a stdio upstream's
  * command that names an existing directory, in order — the directories a
- * filesystem server is started with, the first of which it resolves
- * relative paths against, as the read guard then does.
+ * filesystem server is started with (`~` as the home directory), the first
+ * of which it resolves relative paths against, as the read guard then does.
  *
  * @example
  * readRootsOf([{ name: 'fs', kind: 'stdio', command: 'mcp-server-filesystem', args: ['/srv/work'] }]) // ['/srv/work']
@@ -137,8 +147,9 @@ export function readRootsOf(upstreams: readonly UpstreamSpec[]): string[] {
   const roots: string[] = [];
   for (const u of upstreams) {
     if (u.kind !== 'stdio') continue;
-    for (const arg of u.args) {
-      if (arg.startsWith('-')) continue;
+    for (const given of u.args) {
+      if (given.startsWith('-')) continue;
+      const arg = withHome(given, u.env?.['HOME']);
       const dir = isAbsolute(arg) ? arg : resolve(u.cwd ?? process.cwd(), arg);
       try {
         if (statSync(dir).isDirectory() && !roots.includes(dir)) roots.push(dir);

@@ -93,11 +93,13 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
   if (options.upstreams.length === 0) throw new Error('the gateway needs at least one upstream');
   wholeNumber('maxCallsPerSession', options.maxCallsPerSession, 1);
   wholeNumber('maxUpstreamMessageBytes', options.maxUpstreamMessageBytes, MIN_UPSTREAM_MESSAGE_BYTES);
-  // Each stdio upstream's own directories: a call to its tools is read-guarded where it reads.
+  // Each stdio upstream's own directories: a call to its tools is read-guarded where it reads. A
+  // Streamable HTTP upstream reads files this host cannot see: none of its paths is vouched for
+  // (its whole-file reads are refused as outside the roots), unless the operator names the roots.
   const upstreamRoots = new Map<string, readonly string[]>();
   for (const u of options.upstreams) {
-    const roots = readRootsOf([u]);
-    if (roots.length) upstreamRoots.set(u.name, roots);
+    const roots = u.kind === 'http' ? [] : readRootsOf([u]);
+    if (roots.length || u.kind === 'http') upstreamRoots.set(u.name, roots);
   }
   const pg = options.plangate;
   const sessions = new Set<GatewaySession>();
