@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { ErrorCode, PlangateError, type Problem } from '../core/errors.js';
-import { checkJson } from '../core/json.js';
+import { checkJson, checkText } from '../core/json.js';
 import { RESERVED_IDS } from '../core/threads.js';
 import type { Call, ToolHints } from '../core/types.js';
 
@@ -44,6 +44,8 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
   const c = input as Omit<Call, 'at'> & { at?: number | string };
   // A lone surrogate in any field (the run id, an argument, a key) would reach the policy altered: refuse it.
   checkJson(c, 'call');
+  // The run id is looked up in the store: text it cannot hold is refused here, as for a message's.
+  checkText(c.runId, 'call.runId');
   checkNotReserved(c.agent);
   if (c.delegatedBy !== undefined) for (const id of c.delegatedBy) checkNotReserved(id);
   if (c.args !== undefined) {

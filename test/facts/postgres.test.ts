@@ -93,6 +93,20 @@ describe.runIf(run)('postgres store', () => {
     );
   });
 
+  it('answers a value the database refuses as data with invalid_input, never as a failing store, and a gate never fails open on it', async () => {
+    const store = await openPostgresStore(await fresh());
+    try {
+      await store.putCrew({ id: 'desk', parent: null });
+      await store.putAgent({ id: 'W', crew: 'desk' });
+      // PostgreSQL cannot hold U+0000 in text (SQLSTATE 22021): the request's fault, whatever path it came by.
+      await expectCode(store.decisionFacts({ agent: 'W', delegatedBy: [], now: 100, runId: 'r\u0000' }), ErrorCode.InvalidInput, /the store cannot take a value of this request/);
+      const gate = createGate({ engine: failingOpen('no policy in this test').evaluator, store, onStoreError: () => {} });
+      await expectCode(gate.decide({ agent: 'W', tool: 'wallet.pay', runId: '\u0000' }), ErrorCode.InvalidInput, /call\.runId: a NUL character/);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('gives exactly one hold to 20 placements racing on one agent from separate pools', async () => {
     const url = await fresh();
     const stores = await Promise.all([openPostgresStore(url), openPostgresStore(url)]);

@@ -55,7 +55,7 @@ function hostile(r: () => number): unknown {
     case 7: return 'x'.repeat(Math.floor(r() * 20_000));
     case 8: return { __proto__: { polluted: true } };
     case 9: return true;
-    case 10: return '';
+    case 10: return r() < 0.5 ? '' : 'a\u0000b';
     default: return 12.5;
   }
 }
@@ -118,6 +118,12 @@ describe('fuzz: client input never causes a 5xx', () => {
       const a = await call(s.url, 'POST', path, { token: TOKENS.worker, json: body });
       expect(a.status, path).toBe(400);
       expect(a.json.error.message, path).toBe(`${where}: a lone UTF-16 surrogate (such as \\ud800) is not text; send well-formed Unicode`);
+    }
+    // A NUL in a run id is refused before any store is asked (PostgreSQL cannot hold it, and a store error fails open).
+    for (const path of ['/v1/decide', '/v1/explain', '/mcp/call'] as const) {
+      const a = await call(s.url, 'POST', path, { token: TOKENS.worker, json: { ...BASE[path], runId: 'r\u0000' } });
+      expect(a.status, path).toBe(400);
+      expect(a.json.error.message, path).toMatch(/runId: a NUL character \(\\u0000\) cannot be stored/);
     }
     const data = await call(s.url, 'POST', '/v1/data/plangate/decision', { token: TOKENS.policy, body: text({ input: nested(3000, 1) }), headers: asJson });
     expect(data.status).toBe(400);

@@ -98,6 +98,12 @@ export function createPool(url: string, options: PostgresOptions = {}): pg.Pool 
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004']);
 
+/** Whether the database refused a value as data (SQLSTATE class 22: bad encoding, out of range, malformed text). */
+function isDataException(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
+
 /** Whether an error means the database cannot be reached (refused, reset, shutting down, timed out). */
 export function isUnreachable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -117,6 +123,11 @@ export function isUnreachable(err: unknown): boolean {
 export function storeFailure(what: string, where: string, err: unknown): PlangateError {
   if (err instanceof PlangateError) return err;
   const msg = err instanceof Error ? err.message : String(err);
+  // A data exception (SQLSTATE class 22) is the database refusing a value the request carried:
+  // the request's fault, not the store's, so it must never pass for an outage (which fails open).
+  if (isDataException(err)) {
+    return new PlangateError(ErrorCode.InvalidInput, `the store cannot take a value of this request (${what}): ${msg}`, [], { cause: err });
+  }
   if (isUnreachable(err)) {
     return new PlangateError(ErrorCode.StoreUnavailable, `postgres store: ${what} failed: the database at ${where} cannot be reached (${msg})`, [], { cause: err });
   }
