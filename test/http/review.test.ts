@@ -5,7 +5,8 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_BYTES_PER_HOLD } from '../../src/adapters/http/routes/review.js';
+import { BODY_BYTES_PER_HOLD, BODY_BYTES_PER_QUEUE, reviewQueue } from '../../src/adapters/http/routes/review.js';
+import { makeWorld, rulesData } from '../support/world.js';
 import { call, serve, TOKENS, type Served } from './support.js';
 
 let s: Served;
@@ -136,6 +137,25 @@ describe('the review queue', () => {
     expect(entry.messages.map((m) => m.id)).toEqual(ids.slice(4));
     expect(Buffer.byteLength(entry.messages.map((m) => m.body).join(''))).toBeLessThanOrEqual(BODY_BYTES_PER_HOLD);
     expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/unblock', op())).status).toBe(200);
+  });
+
+  it('shares BODY_BYTES_PER_QUEUE among its holds, each keeping at least its newest plan', async () => {
+    const w = await makeWorld(rulesData({}));
+    const agents = Array.from({ length: 12 }, (_, i) => `0xQ${i}`);
+    for (const agent of agents) {
+      await w.gate.holds.place(agent, { by: 'ops' });
+      for (let i = 0; i < 12; i++) await w.gate.holds.submitPlan(agent, { body: `${agent} ${i} `.padEnd(64_000, 'x') });
+    }
+    const q = await reviewQueue(w);
+    expect(q.holds).toHaveLength(12);
+    const bytes = q.holds.map((h) => Buffer.byteLength(h.messages.map((m) => m.body).join('')));
+    expect(bytes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(BODY_BYTES_PER_QUEUE);
+    for (const [i, h] of q.holds.entries()) {
+      expect(bytes[i]).toBeLessThanOrEqual(BODY_BYTES_PER_QUEUE / 12);
+      expect(h.messages.at(-1)?.body.startsWith(`${h.agent} 11 `)).toBe(true);
+    }
+    // One hold alone keeps up to its own bound.
+    expect(BODY_BYTES_PER_HOLD).toBeLessThan(BODY_BYTES_PER_QUEUE);
   });
 
   it('is for reviewers too: the stream opens with a reviewer token', async () => {

@@ -61,6 +61,14 @@ export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAns
 }
 
 
+/**
+ * Bytes a stream may have waiting unsent before the next write: past them
+ * its client has stopped reading (a stalled tab, a laptop asleep, or on
+ * purpose), and the stream is closed rather than buffered without end. The
+ * client's EventSource opens it again and gets the current state.
+ */
+export const STREAM_UNSENT_BYTES = 4 * 1024 * 1024;
+
 async function streamAnswer(answer: HttpAnswer, res: ServerResponse, streams: Set<AbortController>): Promise<void> {
   const stop = new AbortController();
   streams.add(stop);
@@ -70,7 +78,14 @@ async function streamAnswer(answer: HttpAnswer, res: ServerResponse, streams: Se
   res.flushHeaders();
   try {
     await (answer.stream as NonNullable<HttpAnswer['stream']>).run((chunk) => {
-      if (!stop.signal.aborted) res.write(chunk);
+      if (stop.signal.aborted) return;
+      if (res.writableLength > STREAM_UNSENT_BYTES) {
+        // What is waiting is dropped with the connection.
+        stop.abort();
+        res.destroy();
+        return;
+      }
+      res.write(chunk);
     }, stop.signal);
   } finally {
     streams.delete(stop);

@@ -35,6 +35,12 @@ const MESSAGES_PER_HOLD = 200;
  * event of the stream tens of megabytes.
  */
 export const BODY_BYTES_PER_HOLD = 1024 * 1024;
+/**
+ * At most this many bytes of bodies in the whole queue, shared by its holds
+ * (each keeps at least its newest message): a hundred holds of 1 MiB each
+ * would make every event of the stream 100 MiB.
+ */
+export const BODY_BYTES_PER_QUEUE = 8 * 1024 * 1024;
 
 /**
  * The queue now: the newest {@link QUEUE_LIMIT} active holds (a reviewer's:
@@ -55,6 +61,7 @@ export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>, forReviewer = fa
     before = page[page.length - 1]!.id;
   }
   const holds = picked.slice(0, QUEUE_LIMIT);
+  const perHold = Math.min(BODY_BYTES_PER_HOLD, Math.floor(BODY_BYTES_PER_QUEUE / Math.max(1, holds.length)));
   const entries = await Promise.all(holds.map(async (h): Promise<QueueEntry> => ({
     id: h.id,
     agent: h.agent,
@@ -65,7 +72,7 @@ export async function reviewQueue(deps: Pick<HttpDeps, 'gate'>, forReviewer = fa
     plans: h.plans,
     pushBacks: h.pushBacks,
     lastPlanId: h.lastPlanId,
-    messages: newestWithin(await deps.gate.holds.messages(h.id, MESSAGES_PER_HOLD), BODY_BYTES_PER_HOLD).map(({ role, message: m }) => ({
+    messages: newestWithin(await deps.gate.holds.messages(h.id, MESSAGES_PER_HOLD), perHold).map(({ role, message: m }) => ({
       role,
       id: m.id,
       author: m.author,
