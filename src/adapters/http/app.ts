@@ -13,6 +13,7 @@ import { PlangateError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
 import type { DecideOptions } from '../../gate/gate.js';
+import type { ByteBudget } from './body-budget.js';
 import type { Principal, TokenSet } from './auth.js';
 import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
 import { errorAnswer, HttpCode, HttpError, logLine, STATUS } from './errors.js';
@@ -66,6 +67,8 @@ export interface HttpAppOptions {
   status?: () => RuntimeStatus;
   /** Largest request body in bytes; default {@link DEFAULT_BODY_LIMIT}. */
   bodyLimit?: number;
+  /** The bytes of bodies being read at once, shared with every listener of the process unless given. */
+  bodyBudget?: ByteBudget;
   /** More route modules (e.g. holds), registered after the default ones. */
   routes?: ReadonlyArray<RouteModule<HttpDeps>>;
   /** Metrics to count into; by default the app makes its own registry. */
@@ -245,7 +248,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       serveNode(fetch, bodyLimit, req, res, streams, () => {
         const m = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
         metrics.observeRequest(m.kind === 'route' ? m.route.path : 'unmatched', (req.method ?? 'GET').toUpperCase(), STATUS[HttpCode.BodyTooLarge]);
-      }).catch((error: unknown) => {
+      }, options.bodyBudget).catch((error: unknown) => {
         // Writing the answer failed (e.g. the client went away): nothing left to answer.
         onError(error, { method: req.method ?? 'GET', route: 'write' });
         res.destroy();

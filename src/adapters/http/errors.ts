@@ -31,6 +31,8 @@ export const HttpCode = {
   DocumentNotServed: 'document_not_served',
   /** `GET /v1/audit`: the audit sink in use cannot be read back. */
   AuditUnreadable: 'audit_unreadable',
+  /** Too many request bodies are being read at once (see body-budget.ts): retry in a moment. */
+  Busy: 'busy',
   /** Anything unexpected; the message never carries internals. */
   Internal: 'internal',
 } as const;
@@ -71,6 +73,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [HttpCode.UpstreamFailed]: 502,
   [ErrorCode.PolicyUnavailable]: 503,
   [ErrorCode.StoreUnavailable]: 503,
+  [HttpCode.Busy]: 503,
   [HttpCode.AuditUnreadable]: 503,
   [HttpCode.UpstreamTimeout]: 504,
 };

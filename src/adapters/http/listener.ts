@@ -3,6 +3,7 @@
  * it is passed, without reading the rest), answer in-process, write the answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PROCESS_BODY_BUDGET, type ByteBudget } from './body-budget.js';
 import { errorAnswer, HttpCode, HttpError } from './errors.js';
 import type { HttpAnswer, HttpRequest } from './app.js';
 
@@ -10,22 +11,29 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 /** Headers of every answer: decisions and rules are never cached. */
 export const BASE_HEADERS = { 'cache-control': 'no-store' };
 
-/** Reads a request body; resolves `too_large` as soon as it passes the limit, `aborted` when the client goes away. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
+/** The answer to a request whose body the budget has no room for. */
+export function busyError(budget: ByteBudget): HttpError {
+  return new HttpError(HttpCode.Busy, `too many request bodies are being read at once (${budget.limit} bytes); retry in a moment`, [], { 'Retry-After': '1', connection: 'close' });
+}
+
+/** Reads a request body, holding its bytes against `budget`; resolves `too_large` as soon as it passes the limit, `busy` when the budget runs out, `aborted` when the client goes away. */
+function readBody(req: IncomingMessage, limit: number, budget: ByteBudget): Promise<Buffer | 'too_large' | 'busy' | 'aborted'> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (value: Buffer | 'too_large' | 'aborted'): void => {
+    const finish = (value: Buffer | 'too_large' | 'busy' | 'aborted'): void => {
       if (!done) {
         done = true;
+        budget.give(size);
         resolve(value);
       }
     };
     req.on('data', (chunk: Buffer) => {
       if (done) return; // past the limit: discard the rest
+      if (size + chunk.length > limit) return finish('too_large');
+      if (!budget.take(chunk.length)) return finish('busy');
       size += chunk.length;
-      if (size > limit) return finish('too_large');
       chunks.push(chunk);
     });
     req.on('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
@@ -34,22 +42,26 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
   });
 }
 
+/** Answers an error and closes the connection, the rest of the body unread. */
+function refuseBody(res: ServerResponse, error: HttpError): void {
+  const e = errorAnswer(error);
+  const text = JSON.stringify(e.body);
+  res.writeHead(e.status, { ...BASE_HEADERS, ...e.headers, 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(text)), connection: 'close' });
+  res.end(text);
+}
+
 /** Reads the body (stopping at the limit), answers, writes the answer; a streamed answer runs until it ends, the client leaves or `streams` are aborted. */
-export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAnswer>, limit: number, req: IncomingMessage, res: ServerResponse, streams: Set<AbortController>, onTooLarge: () => void): Promise<void> {
+export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAnswer>, limit: number, req: IncomingMessage, res: ServerResponse, streams: Set<AbortController>, onTooLarge: () => void, budget: ByteBudget = PROCESS_BODY_BUDGET): Promise<void> {
   const declared = Number(req.headers['content-length']);
   let body: Buffer | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    const read = declared > limit ? 'too_large' : await readBody(req, limit);
+    const read = declared > limit ? 'too_large' : await readBody(req, limit, budget);
     if (read === 'aborted') return void res.destroy();
     if (read === 'too_large') {
-      // The rest of the body is not read: answer, then close the connection.
       onTooLarge();
-      const e = errorAnswer(new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`));
-      const text = JSON.stringify(e.body);
-      res.writeHead(e.status, { ...BASE_HEADERS, 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(text)), connection: 'close' });
-      res.end(text);
-      return;
+      return refuseBody(res, new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`));
     }
+    if (read === 'busy') return refuseBody(res, busyError(budget));
     body = read;
   }
   const answer = await fetch({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body ? { body } : {}) });

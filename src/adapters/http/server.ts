@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './body-budget.js';
 import type { HttpApp } from './app.js';
 
 export interface ListenOptions {
@@ -38,7 +39,7 @@ export const DEFAULT_PORT = 8181;
  * await running.close();
  */
 export function listen(app: HttpApp, options: ListenOptions = {}): Promise<RunningServer> {
-  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, app.listener);
+  const server = http.createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, keepAliveTimeout: 5_000 }, app.listener);
   const host = options.host ?? DEFAULT_HOST;
   return new Promise((resolve, reject) => {
     server.once('error', reject);

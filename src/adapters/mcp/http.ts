@@ -11,7 +11,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenSet } from '../http/auth.js';
+import { PROCESS_BODY_BUDGET, type ByteBudget } from '../http/body-budget.js';
 import { HttpCode, HttpError } from '../http/errors.js';
+import { busyError } from '../http/listener.js';
 import type { McpGateway } from './gateway.js';
 import type { GatewaySession } from './session.js';
 import { handler, serve, type McpListener } from './status.js';
@@ -23,6 +25,8 @@ export interface McpListenOptions {
   tokens: TokenSet;
   /** Largest request body in bytes (default 4 MiB). */
   bodyLimit?: number;
+  /** The bytes of bodies being read at once, shared with every listener of the process unless given. */
+  bodyBudget?: ByteBudget;
   /** Where unexpected errors are logged. */
   log?: (text: string) => void;
   /**
@@ -81,20 +85,36 @@ function makeRoom(open: Map<string, Open>, seat: string, most: number): boolean 
   return idle.length >= mine.length - most + 1;
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
+/** Reads a JSON body, holding its bytes against `budget` while it arrives (see http/body-budget.ts). */
+function readBody(req: IncomingMessage, limit: number, budget: ByteBudget): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
+    // The answer says why and closes the connection; what else arrives of the body is not kept.
+    const stop = (error: HttpError): void => {
+      settled = true;
+      budget.give(size);
+      chunks.length = 0;
+      reject(error);
+    };
     req.on('data', (c: Buffer) => {
+      if (settled) return;
+      if (size + c.length > limit) return stop(new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`, [], { connection: 'close' }));
+      if (!budget.take(c.length)) return stop(busyError(budget));
       size += c.length;
-      if (size > limit) {
-        reject(new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`));
-        req.destroy();
-        return;
-      }
       chunks.push(c);
     });
+    req.on('close', () => {
+      if (settled) return;
+      settled = true;
+      budget.give(size);
+    });
     req.on('end', () => {
+      if (!settled) {
+        settled = true;
+        budget.give(size);
+      }
       const text = Buffer.concat(chunks).toString('utf8');
       try {
         resolve(text === '' ? undefined : JSON.parse(text));
@@ -102,9 +122,13 @@ function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
         reject(new HttpError(HttpCode.MalformedJson, 'the body is not JSON'));
       }
     });
-    req.on('error', reject);
+    // The client went away: nothing to answer, and nothing unexpected to log.
+    req.on('error', () => resolve(CLIENT_GONE));
   });
 }
+
+/** What a body read resolves to when its client went away before the end. */
+const CLIENT_GONE = Symbol('client gone');
 
 /**
  * Serves the gateway over Streamable HTTP.
@@ -124,7 +148,8 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const principal = options.tokens.authenticate(req.headers.authorization);
     if (principal.role !== 'agent') throw new HttpError(HttpCode.Forbidden, 'the MCP gateway takes agent tokens: the seat of every call comes from the token');
-    const body = req.method === 'POST' ? await readBody(req, limit) : undefined;
+    const body = req.method === 'POST' ? await readBody(req, limit, options.bodyBudget ?? PROCESS_BODY_BUDGET) : undefined;
+    if (body === CLIENT_GONE) return void res.destroy();
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const entry = open.get(sid);

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenSet } from '../http/auth.js';
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../http/body-budget.js';
 import { errorAnswer, HttpCode, HttpError } from '../http/errors.js';
 import type { McpGateway } from './gateway.js';
 
@@ -83,7 +84,8 @@ export function handler(gateway: McpGateway, log: (text: string) => void, tokens
 }
 
 export async function serve(handle: Handle, host = '127.0.0.1', port = 0) {
-  const server = createServer((req, res) => void handle(req, res));
+  // A request must arrive in time: a client that starts a body and never ends it is cut off.
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
