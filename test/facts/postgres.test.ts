@@ -163,6 +163,23 @@ describe.runIf(run)('postgres store', () => {
     await Promise.all([a!.close(), b!.close()]);
   });
 
+  it('reads a hold again until it can, when the read after its change fails', async () => {
+    const url = await fresh();
+    const [a, b] = await Promise.all([openPostgresStore(url), openPostgresStore(url)]);
+    const gate = createGate({ engine: failingOpen('no policy in this test').evaluator, store: a!, onStoreError: () => {} });
+    // The first two reads after a change fail, as a database blip would make them.
+    let failures = 2;
+    const holds = { ...gate.holds, get: (agent: string) => (failures-- > 0 ? Promise.reject(new Error('connection reset')) : gate.holds.get(agent)) };
+    const logged: string[] = [];
+    const watch = await followHoldChanges(url, { holds, knownHolds: gate.knownHolds }, (l) => void logged.push(l), { firstMs: 20, maxMs: 100 });
+    await b!.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'ops' });
+    for (let i = 0; i < 200 && gate.knownHolds.get('W') === undefined; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(gate.knownHolds.get('W')).toBeDefined();
+    expect(logged.filter((l) => l.includes("reading W's hold after a change failed (trying again)"))).toHaveLength(2);
+    await watch.close();
+    await Promise.all([a!.close(), b!.close()]);
+  });
+
   it("forgets, after the hold watch reconnects, a hold that ended while it was away", async () => {
     const url = await fresh();
     const [a, b] = await Promise.all([openPostgresStore(url), openPostgresStore(url)]);
