@@ -16,6 +16,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'HoldPushedBack',
   'HoldReleased',
   'HoldUnblocked',
+  'ClaimRefused',
 ];
 
 /** The check behind each refusal event (the decision's `check`); other events have none. */

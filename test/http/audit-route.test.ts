@@ -98,6 +98,25 @@ describe('GET /v1/audit', () => {
     }
   });
 
+  it("shows a reviewer the refusals only: not the holds' lives, not an on-demand hold's, not where the host resolved a path", async () => {
+    const rev = { token: TOKENS.reviewer };
+    expect((await call(s.url, 'POST', '/v1/holds/0xMGR', { ...op, json: { task: 'look into 0xMGR quietly' } })).status).toBe(201);
+    expect((await call(s.url, 'POST', '/v1/decide', { token: TOKENS.mgr, json: { tool: 'github.create_issue' } })).json.check).toBe('planning_hold');
+    expect((await call(s.url, 'POST', '/v1/decide', { token: TOKENS.worker, json: { tool: 'fs.read_file', args: { path: '/etc/passwd' } } })).json.check).toBe('read_guard');
+    const seen = await call(s.url, 'GET', '/v1/audit?since=1h', op);
+    expect(seen.json.events.map((e: { type: string }) => e.type).slice(0, 3)).toEqual(['ReadGuardBlocked', 'PlanningHoldBlocked', 'HoldPlaced']);
+    expect(seen.json.events[0].resolved).toBe('/etc/passwd');
+    const shown = await call(s.url, 'GET', '/v1/audit?since=1h', rev);
+    expect(shown.status).toBe(200);
+    const types = shown.json.events.map((e: { type: string }) => e.type);
+    expect(types).not.toContain('HoldPlaced');
+    expect(types).not.toContain('PlanningHoldBlocked');
+    expect(shown.json.events[0]).toMatchObject({ type: 'ReadGuardBlocked', path: '/etc/passwd', resolved: null });
+    expect(JSON.stringify(shown.json)).not.toContain('quietly');
+    expect((await call(s.url, 'GET', '/v1/audit?type=HoldPlaced', rev)).json).toMatchObject({ events: [], limitReached: false });
+    expect((await call(s.url, 'POST', '/v1/holds/0xMGR/unblock', op)).status).toBe(200);
+  });
+
   it('reads durations back from now', () => {
     const now = Date.UTC(2026, 10, 30, 12);
     expect(auditQueryFrom(new URLSearchParams('since=7d&until=30m'), now)).toEqual({ since: now - 7 * 86_400_000, until: now - 30 * 60_000 });

@@ -1,7 +1,8 @@
 /**
  * The audit trail over HTTP, for operators and reviewers (the console's
  * refusals page reads it): the events the gate recorded, newest first,
- * filtered. Events never carry a message body.
+ * filtered; a reviewer reads the refusals only (see REVIEWER_TYPES).
+ * Events never carry a message body.
  *
  *   GET /v1/audit?crew=&agent=&tool=&check=&code=&type=&shadow=&since=&until=&limit=
  *
@@ -9,13 +10,32 @@
  * `7d`); `type`: comma-separated event types; `shadow`: `true` (only
  * shadow-mode would-be refusals) or `false` (only real ones).
  */
-import type { AuditQuery } from '../../../audit/port.js';
+import type { AuditEvent, AuditEventType, AuditQuery } from '../../../audit/port.js';
 import { checkAuditQuery, parseAuditTime } from '../../../audit/query.js';
 import { ErrorCode, PlangateError, type Problem } from '../../../core/errors.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
 import type { Router } from '../router.js';
 import { REVIEW_ROLES } from './review.js';
+
+/**
+ * What a reviewer reads of the audit: the refusals, as the console's
+ * refusals page shows them. Not the holds' lives (the queue shows the
+ * reviewer's own), not the calls of agents on an operator's on-demand hold
+ * (the queue leaves those out too), and not where the host resolved a
+ * path (the host's file system is the operators').
+ */
+const REVIEWER_TYPES: readonly AuditEventType[] = ['PlanRequiredBlocked', 'PlanningHoldBlocked', 'ReadGuardBlocked', 'ClaimRefused'];
+
+function forReviewers(e: AuditEvent): boolean {
+  return REVIEWER_TYPES.includes(e.type) && !(e.type === 'PlanningHoldBlocked' && e.holdKind !== 'reviewer');
+}
+
+function withoutHostPaths(e: AuditEvent): AuditEvent {
+  if (e.type !== 'ReadGuardBlocked') return e;
+  const { resolved: _r, files, ...rest } = e;
+  return { ...rest, resolved: null, ...(files ? { files: files.map((f) => ({ ...f, resolved: null })) } : {}) };
+}
 
 const PARAMS = ['crew', 'agent', 'tool', 'check', 'code', 'type', 'shadow', 'since', 'until', 'limit'] as const;
 
@@ -76,9 +96,15 @@ export function registerAuditRoutes(router: Router, deps: HttpDeps): void {
     async handle(ctx) {
       const query = auditQueryFrom(ctx.query);
       if (!deps.audit) throw new HttpError(HttpCode.AuditUnreadable, 'the audit sink in use cannot be read back');
-      const events = await deps.audit.query(query);
       const limit = checkAuditQuery(query).limit;
-      return { body: { events, limit, limitReached: events.length === limit } };
+      if (ctx.principal?.role !== 'reviewer') {
+        const events = await deps.audit.query(query);
+        return { body: { events, limit, limitReached: events.length === limit } };
+      }
+      const asked = query.type === undefined ? [...REVIEWER_TYPES] : ([] as AuditEventType[]).concat(query.type).filter((t) => REVIEWER_TYPES.includes(t));
+      if (asked.length === 0) return { body: { events: [], limit, limitReached: false } };
+      const events = await deps.audit.query({ ...query, type: asked });
+      return { body: { events: events.filter(forReviewers).map(withoutHostPaths), limit, limitReached: events.length === limit } };
     },
   });
 }
