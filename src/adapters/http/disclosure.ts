@@ -6,7 +6,7 @@
  * sees everything.
  */
 import { forAgents } from '../../core/failopen.js';
-import type { Decision, Explanation, PolicyInput, SatisfyingPlan } from '../../core/types.js';
+import type { Decision, Explanation, PolicyInput, RunStatus, SatisfyingPlan } from '../../core/types.js';
 
 /** What an agent is told of a plan by another seat that counted for it: whose it was and how it counted. */
 export type OthersPlan = Pick<SatisfyingPlan, 'author' | 'via'>;
@@ -48,5 +48,18 @@ export function decisionForSeat<D extends Decision | Explanation>(seat: string, 
     ...rest,
     ...(decision.candidates ? { candidates: decision.candidates.filter(own) } : {}),
     ...(shownPlan ? { plan: shownPlan as SatisfyingPlan } : {}),
+    ...(decision.run ? { run: runForAgents(decision.run) } : {}),
   } as D);
+}
+
+/**
+ * A call's run as an agent may see it: another seat's run is `unknown`, as
+ * one never started is, so that naming run ids cannot tell an agent which
+ * exist (the routes of runs answer it 404 alike).
+ *
+ * @example
+ * runForAgents({ id: 'payroll', status: 'foreign' }) // { id: 'payroll', status: 'unknown' }
+ */
+export function runForAgents(run: { id: string; status: RunStatus }): { id: string; status: RunStatus } {
+  return run.status === 'foreign' ? { id: run.id, status: 'unknown' } : run;
 }

@@ -7,6 +7,7 @@
 import type { Check, Decision, Failure, Mode, RunStatus, ScopeKind, ToolClass } from '../../core/types.js';
 import { refusalCode } from '../../core/errors.js';
 import { failureForAgents } from '../../core/failopen.js';
+import { runForAgents } from './disclosure.js';
 
 /** HTTP status of a refused call: the caller may act, it is missing a step. */
 export const REFUSED_STATUS = 409;
@@ -57,7 +58,7 @@ export function refusalBody(decision: Decision): RefusalBody {
       ...(mode.id !== undefined ? { id: mode.id } : {}),
       ...(mode.source !== undefined ? { source: mode.source } : {}),
     },
-    ...(decision.run ? { run: decision.run } : {}),
+    ...(decision.run ? { run: runForAgents(decision.run) } : {}),
     ...(decision.failClosed ? { failClosed: failureForAgents(decision.failClosed) } : {}),
   };
 }
