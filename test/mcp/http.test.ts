@@ -146,8 +146,12 @@ planningGate:
     const c = await h.client('0xWORKER');
     expect((await c.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet']);
     expect((await c.getPrompt({ name: 'greet', arguments: { who: 'Ada' } })).messages[0]).toMatchObject({ content: { text: 'Say hello to Ada' } });
+    // Completions answer with the upstream's data: decided as reads too.
+    const complete = () => c.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A' } });
+    expect((await complete()).completion.values).toEqual(['Ada', 'Alan']);
     await h.operator.gate.holds.place('0xWORKER', { by: 'ops' });
     await expect(c.getPrompt({ name: 'greet', arguments: { who: 'Bob' } })).rejects.toMatchObject({ code: -32030, data: { check: 'planning_hold', code: 'planning_hold:prompts/get' } });
+    await expect(complete()).rejects.toMatchObject({ code: -32030, data: { check: 'planning_hold', code: 'planning_hold:completion/complete' } });
     expect(recorded(w).filter((r) => r.tool === 'prompts/get').map((r) => r.args['who'])).toEqual(['Ada']);
   });
 

@@ -11,6 +11,7 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -33,7 +34,9 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
       return { contents: [{ uri: uri.href, text: readFileSync(file, 'utf8') }] };
     });
   });
-  server.registerPrompt('greet', { description: 'A greeting.', argsSchema: { who: z.string() } }, ({ who }) => {
+  // Its argument completes from names the server knows: what a completion answers is the upstream's data.
+  const names = ['Ada', 'Alan', 'Grace'];
+  server.registerPrompt('greet', { description: 'A greeting.', argsSchema: { who: completable(z.string(), (value) => names.filter((n) => n.startsWith(value))) } }, ({ who }) => {
     log('prompts/get', { who });
     return { messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who}` } }] };
   });

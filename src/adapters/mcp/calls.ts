@@ -47,6 +47,9 @@ export interface CallDeps extends OwnToolDeps {
 /** The policy's names for the entry points that are not tools. */
 export const RESOURCE_READ = 'resources/read';
 export const PROMPT_GET = 'prompts/get';
+/** Completions answer with an upstream's data (the values it suggests), and a subscription sets its state: reads too. */
+export const COMPLETION_COMPLETE = 'completion/complete';
+export const RESOURCE_SUBSCRIBE = 'resources/subscribe';
 
 /** The JSON-RPC error code of a refused `resources/read` or `prompts/get` (in the range left to servers). */
 export const REFUSED_RPC_CODE = -32030;
@@ -208,11 +211,27 @@ async function forwardOrDown(session: GatewaySession, link: UpstreamLink, reques
   }
 }
 
+/**
+ * Decides an entry point that is not a tool (`resources/read`, `prompts/get`,
+ * `completion/complete`, `resources/subscribe`) as a read, by plangate's name
+ * for it and the arguments the policy is shown; throws the refusal.
+ */
+export async function decideRead(session: GatewaySession, deps: CallDeps, entry: string, args: Record<string, unknown>, link: UpstreamLink | undefined, meta: Meta): Promise<void> {
+  const run = runOf(session, meta);
+  if ('mismatch' in run) throw new McpError(RpcCode.InvalidParams, run.mismatch);
+  const decision = await decide(deps, {
+    agent: session.seat,
+    tool: entry,
+    ...(run.runId !== undefined ? { runId: run.runId } : {}),
+    ...shown(args),
+    annotations: READ_ONLY,
+  }, link);
+  if (!decision.allowed) throw refusedError(decision);
+}
+
 /** `resources/read` is a read: decided (the read guard applies to a `file:` URI) before it goes upstream. */
 export async function readResource(session: GatewaySession, deps: CallDeps, params: ReadResourceRequest['params'], extra: Extra) {
   await session.start();
-  const run = runOf(session, params._meta as Meta);
-  if ('mismatch' in run) throw new McpError(RpcCode.InvalidParams, run.mismatch);
   let path: string | undefined;
   if (params.uri.startsWith('file:')) {
     try {
@@ -223,14 +242,7 @@ export async function readResource(session: GatewaySession, deps: CallDeps, para
   }
   // The upstream that will read it, so that its path is checked in that upstream's roots.
   const link = session.resourceLinks.get(params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources);
-  const decision = await decide(deps, {
-    agent: session.seat,
-    tool: RESOURCE_READ,
-    ...(run.runId !== undefined ? { runId: run.runId } : {}),
-    ...shown({ uri: params.uri, ...(path !== undefined ? { path } : {}) }),
-    annotations: READ_ONLY,
-  }, link);
-  if (!decision.allowed) throw refusedError(decision);
+  await decideRead(session, deps, RESOURCE_READ, { uri: params.uri, ...(path !== undefined ? { path } : {}) }, link, params._meta as Meta);
   if (!link) throw new McpError(-32002, `Resource not found: ${params.uri}`);
   const meta = forwardedMeta(params._meta as Meta);
   return await forwardOrDown(session, link, { method: 'resources/read', params: { uri: params.uri, ...(meta ? { _meta: meta } : {}) } }, extra, deps) as never;
@@ -239,20 +251,11 @@ export async function readResource(session: GatewaySession, deps: CallDeps, para
 /** `prompts/get` is a read too: refused only by a planning hold (a held seat may use whitelisted prompts). */
 export async function getPrompt(session: GatewaySession, deps: CallDeps, params: GetPromptRequest['params'], extra: Extra) {
   await session.start();
-  const run = runOf(session, params._meta as Meta);
-  if ('mismatch' in run) throw new McpError(RpcCode.InvalidParams, run.mismatch);
   // Prompts listed earlier are routed by name; with one upstream, any name goes to it.
   const route = session.promptRoutes.get(params.name)
     ?? (!session.namespaced && session.links[0] ? { link: session.links[0], name: params.name } : undefined);
   if (!route) throw new McpError(RpcCode.InvalidParams, `Prompt ${params.name} not found (list the prompts first)`);
-  const decision = await decide(deps, {
-    agent: session.seat,
-    tool: PROMPT_GET,
-    ...(run.runId !== undefined ? { runId: run.runId } : {}),
-    ...shown({ name: params.name }),
-    annotations: READ_ONLY,
-  }, route.link);
-  if (!decision.allowed) throw refusedError(decision);
+  await decideRead(session, deps, PROMPT_GET, { name: params.name }, route.link, params._meta as Meta);
   const meta = forwardedMeta(params._meta as Meta);
   const request = { method: 'prompts/get', params: { name: route.name, ...(params.arguments ? { arguments: params.arguments } : {}), ...(meta ? { _meta: meta } : {}) } };
   return await forwardOrDown(session, route.link, request, extra, deps) as never;

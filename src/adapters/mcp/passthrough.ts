@@ -1,8 +1,10 @@
 /**
- * What a session passes through to its upstreams without a decision: the
- * resource, template and prompt lists (merged over the upstreams that are
- * up, prompts namespaced like tools), subscriptions, the log level and
- * completions.
+ * What a session passes through to its upstreams: the resource, template
+ * and prompt lists (merged over the upstreams that are up, prompts
+ * namespaced like tools), subscriptions, the log level and completions.
+ * Only completions and subscribing are decided (as reads: they answer with,
+ * or set, an upstream's state); the lists, unsubscribing and the log level
+ * are not.
  */
 import {
   CompleteRequestSchema,
@@ -15,6 +17,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { COMPLETION_COMPLETE, decideRead, RESOURCE_SUBSCRIBE, type CallDeps } from './calls.js';
 import { exposedName } from './names.js';
 import type { Extra, GatewaySession } from './session.js';
 import type { UpstreamLink } from './upstream.js';
@@ -23,9 +26,9 @@ import type { UpstreamLink } from './upstream.js';
  * Registers the pass-through handlers on a session's server.
  *
  * @example
- * registerPassThrough(session);
+ * registerPassThrough(session, deps);
  */
-export function registerPassThrough(session: GatewaySession): void {
+export function registerPassThrough(session: GatewaySession, deps: CallDeps): void {
   const s = session.server;
   // Each counts against the session's bound of requests in flight, as the gated ones do.
   const g = session.guards;
@@ -51,6 +54,8 @@ export function registerPassThrough(session: GatewaySession): void {
     s.setRequestHandler(schema, (req, extra) => g.bounded(req.method, async () => {
       await session.start();
       const link = session.resourceLinks.get(req.params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources?.subscribe);
+      // Subscribing is decided as a read; ending a subscription never is.
+      if (req.method === RESOURCE_SUBSCRIBE) await decideRead(session, deps, RESOURCE_SUBSCRIBE, { uri: req.params.uri }, link, req.params._meta);
       if (!link) throw new McpError(RpcCode.InvalidParams, `no upstream serves ${req.params.uri}`);
       return link.request({ method: req.method, params: req.params }, { signal: extra.signal }) as never;
     }));
@@ -66,6 +71,7 @@ export function registerPassThrough(session: GatewaySession): void {
     const ref = req.params.ref;
     const prompt = ref.type === 'ref/prompt' ? session.promptRoutes.get(ref.name) : undefined;
     const link = prompt?.link ?? session.links.find((l) => l.state === 'up' && l.serverCapabilities?.completions);
+    await decideRead(session, deps, COMPLETION_COMPLETE, { ref: ref.type === 'ref/prompt' ? ref.name : ref.uri, argument: req.params.argument.name }, link, req.params._meta);
     if (!link) return { completion: { values: [] } };
     const params = prompt ? { ...req.params, ref: { ...ref, name: prompt.name } } : req.params;
     return link.request({ method: req.method, params }, { signal: extra.signal }) as never;

@@ -21,7 +21,7 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callTool, getPrompt, PROMPT_GET, readResource, RESOURCE_READ, type CallDeps } from './calls.js';
+import { callTool, COMPLETION_COMPLETE, getPrompt, PROMPT_GET, readResource, RESOURCE_READ, RESOURCE_SUBSCRIBE, type CallDeps } from './calls.js';
 import { RequestGuards } from './guards.js';
 import { registerPassThrough } from './passthrough.js';
 import { exposedName, SAY_TOOL } from './names.js';
@@ -35,11 +35,11 @@ export const UNKNOWN_NAME_REREAD_MS = 1_000;
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
- * The names `resources/read` and `prompts/get` are decided as. An upstream
+ * The names the entry points that are not tools are decided as. An upstream
  * tool exposed under one of them would be decided as that read (its class,
  * the hold whitelist, the read guard), so it is not offered.
  */
-const DECIDED_AS_READS: ReadonlySet<string> = new Set([RESOURCE_READ, PROMPT_GET]);
+const DECIDED_AS_READS: ReadonlySet<string> = new Set([RESOURCE_READ, PROMPT_GET, COMPLETION_COMPLETE, RESOURCE_SUBSCRIBE]);
 
 /** What a session is told when it opens. */
 export interface SessionOptions {
@@ -244,6 +244,6 @@ export class GatewaySession {
     s.setRequestHandler(CallToolRequestSchema, (req, extra) => g.bounded('tools/call', () => callTool(this, deps, req.params, extra), req.params.name));
     s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => g.bounded(RESOURCE_READ, () => readResource(this, deps, req.params, extra)));
     s.setRequestHandler(GetPromptRequestSchema, (req, extra) => g.bounded(PROMPT_GET, () => getPrompt(this, deps, req.params, extra)));
-    registerPassThrough(this);
+    registerPassThrough(this, deps);
   }
 }
