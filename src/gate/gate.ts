@@ -256,7 +256,7 @@ export function createGate(options: GateOptions): Gate {
       await checkAgentPost(seat, message.thread, message.kind, now, message.runId, audit);
       return options.store.postMessage({ ...message, authorKind: 'agent', at: now });
     },
-    holds: createHolds({ store: options.store, evaluator: current, clock, audit, onHold: (agent, hold) => known.set(agent, hold) }),
+    holds: createHolds({ store: options.store, evaluator: current, clock, audit, onHold: (agent, hold, since) => known.set(agent, hold, since), mark: () => known.mark() }),
     knownHolds: known,
     ...createRuns(options.store, clock),
     async settingsFor(agent) {

@@ -67,8 +67,14 @@ export interface HoldsOptions {
   clock: () => number;
   /** Records an audit event; must never throw (a failing sink is the caller's to log). */
   audit: (event: AuditEvent) => Promise<void>;
-  /** Told the agent's active hold (or none) after every operation that learns it; keeps the gate's known holds current. */
-  onHold?: (agent: string, hold: Hold | undefined) => void;
+  /**
+   * Told the agent's active hold (or none) after every operation that learns
+   * it; keeps the gate's known holds current. A read passes `since`, the
+   * {@link mark} taken before it asked the store: what was learnt after it stands.
+   */
+  onHold?: (agent: string, hold: Hold | undefined, since?: number) => void;
+  /** A mark of what the gate has learnt so far (the known holds' `mark`). */
+  mark?: () => number;
 }
 
 /** Maps the policy's refusal codes for `hold_allowed` to error codes. */
@@ -93,6 +99,7 @@ function checkAgent(agent: unknown): string {
 export function createHolds(options: HoldsOptions): Holds {
   const { store, clock, audit } = options;
   const learn = options.onHold ?? (() => undefined);
+  const mark = options.mark ?? (() => undefined);
   const iso = (ms: number): string => new Date(ms).toISOString();
 
   return {
@@ -162,13 +169,16 @@ export function createHolds(options: HoldsOptions): Holds {
     },
 
     async get(agent) {
+      // A read may answer from before a hold change learnt meanwhile (a decision, a NOTIFY): that one stands.
+      const since = mark();
       const hold = await store.activeHold(checkAgent(agent));
-      learn(agent, hold);
+      learn(agent, hold, since);
       return hold;
     },
     async list(query) {
+      const since = mark();
       const holds = await store.listHolds(query);
-      for (const hold of holds) if (hold.state === 'active') learn(hold.agent, hold);
+      for (const hold of holds) if (hold.state === 'active') learn(hold.agent, hold, since);
       return holds;
     },
     messages: (holdId, limit) => store.holdMessages(holdId, limit),

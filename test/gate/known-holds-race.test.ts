@@ -68,4 +68,37 @@ describe('known holds', () => {
     state.down = true;
     expect(await gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' })).toMatchObject({ allowed: false, check: 'planning_hold', failClosed: {} });
   });
+
+  it("a hold read (as after another replica's change) that answers from before a hold was placed does not forget it", async () => {
+    const w = await planningWorld(RULES);
+    const store = createMemoryStore();
+    await seedOrg(store);
+    // activeHold answers what the store held when it was asked, after `release()`.
+    let release: () => void = () => {};
+    let asked: () => void = () => {};
+    const askedOnce = new Promise<void>((r) => { asked = r; });
+    let slow = true;
+    const read = store.activeHold.bind(store);
+    const slowStore = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop !== 'activeHold') return Reflect.get(target, prop, receiver);
+        return async (agent: string) => {
+          const answer = await read(agent);
+          if (slow) {
+            slow = false;
+            asked();
+            await new Promise<void>((r) => { release = r; });
+          }
+          return answer;
+        };
+      },
+    });
+    const gate = createGate({ engine: w.engine, store: slowStore, onStoreError: () => {} });
+    const stale = gate.holds.get('0xWORKER');
+    await askedOnce;
+    await gate.holds.place('0xWORKER', { by: 'ops' });
+    release();
+    expect(await stale).toBeUndefined();
+    expect(gate.knownHolds.get('0xWORKER')).toBeDefined();
+  });
 });
