@@ -98,7 +98,7 @@ describe('GET /v1/audit', () => {
     }
   });
 
-  it("shows a reviewer the refusals only: not the holds' lives, not an on-demand hold's, not where the host resolved a path", async () => {
+  it("shows a reviewer the refusals only: not the holds' lives (an operator's task among them), not where the host resolved a path", async () => {
     const rev = { token: TOKENS.reviewer };
     expect((await call(s.url, 'POST', '/v1/holds/0xMGR', { ...op, json: { task: 'look into 0xMGR quietly' } })).status).toBe(201);
     expect((await call(s.url, 'POST', '/v1/decide', { token: TOKENS.mgr, json: { tool: 'github.create_issue' } })).json.check).toBe('planning_hold');
@@ -110,7 +110,8 @@ describe('GET /v1/audit', () => {
     expect(shown.status).toBe(200);
     const types = shown.json.events.map((e: { type: string }) => e.type);
     expect(types).not.toContain('HoldPlaced');
-    expect(types).not.toContain('PlanningHoldBlocked');
+    // The call the operator's hold refused is a refusal like the others: why that agent's work stopped.
+    expect(types.slice(0, 2)).toEqual(['ReadGuardBlocked', 'PlanningHoldBlocked']);
     expect(shown.json.events[0]).toMatchObject({ type: 'ReadGuardBlocked', path: '/etc/passwd', resolved: null });
     expect(JSON.stringify(shown.json)).not.toContain('quietly');
     expect((await call(s.url, 'GET', '/v1/audit?type=HoldPlaced', rev)).json).toMatchObject({ events: [], limitReached: false });

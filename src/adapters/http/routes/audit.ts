@@ -20,15 +20,16 @@ import { REVIEW_ROLES } from './review.js';
 
 /**
  * What a reviewer reads of the audit: the refusals, as the console's
- * refusals page shows them. Not the holds' lives (the queue shows the
- * reviewer's own), not the calls of agents on an operator's on-demand hold
- * (the queue leaves those out too), and not where the host resolved a
- * path (the host's file system is the operators').
+ * refusals page shows them (a call an operator's hold refused among them:
+ * it is why that agent's work stopped). Not the holds' lives, which carry
+ * an operator's task and who placed it (the queue shows the reviewer's own
+ * holds), and not where the host resolved a path (the host's file system
+ * is the operators').
  */
 const REVIEWER_TYPES: readonly AuditEventType[] = ['PlanRequiredBlocked', 'PlanningHoldBlocked', 'ReadGuardBlocked', 'ClaimRefused'];
 
 function forReviewers(e: AuditEvent): boolean {
-  return REVIEWER_TYPES.includes(e.type) && !(e.type === 'PlanningHoldBlocked' && e.holdKind !== 'reviewer');
+  return REVIEWER_TYPES.includes(e.type);
 }
 
 function withoutHostPaths(e: AuditEvent): AuditEvent {
