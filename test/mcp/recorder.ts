@@ -5,7 +5,7 @@
  * (no hints), `peek` (read-only), `harden_peek` (makes `peek` an effect;
  * the list after it answers late), `add_tool` (registers `late_tool`, which
  * sends tools/list_changed), `slow` (progress, honours cancellation),
- * `ask` (elicitation), `sample` (sampling), `big` (a text of as many bytes as asked) and `exit` (the process ends, with a last line on stderr).
+ * `ask` (elicitation), `sample` (sampling), `big` (a text of as many bytes as asked), `flood` (log messages of the session) and `exit` (the process ends, with a last line on stderr).
  *
  * Over stdio: `node --import tsx recorder.ts`. Over Streamable HTTP: `recorderHttp()`.
  */
@@ -102,6 +102,12 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
   server.registerTool('big', { description: 'Answer with a large text.', inputSchema: { bytes: z.number() }, annotations: { readOnlyHint: true } }, async (args) => {
     log('big', args);
     return { content: [{ type: 'text', text: 'x'.repeat(args.bytes) }] };
+  });
+  // flood sends log messages of the session (not of the call), as many and as large as asked.
+  server.registerTool('flood', { description: 'Send log messages.', inputSchema: { count: z.number(), bytes: z.number() }, annotations: { readOnlyHint: true } }, async (args) => {
+    log('flood', args);
+    for (let i = 0; i < args.count; i++) await server.server.sendLoggingMessage({ level: 'info', data: `${i} ${'z'.repeat(args.bytes)}` });
+    return { content: [{ type: 'text', text: `sent ${args.count}` }] };
   });
   server.registerTool('exit', { description: 'End the process.', annotations: { readOnlyHint: true } }, async () => {
     log('exit', {});

@@ -27,6 +27,8 @@ export interface McpListenOptions {
   bodyLimit?: number;
   /** The bytes of bodies being read at once, shared with every listener of the process unless given. */
   bodyBudget?: ByteBudget;
+  /** How long a response may wait for its client to read before it is dropped (default MCP_SEND_TIMEOUT_MS, 30 s). */
+  sendTimeoutMs?: number;
   /** Where unexpected errors are logged. */
   log?: (text: string) => void;
   /**
@@ -127,6 +129,36 @@ function readBody(req: IncomingMessage, limit: number, budget: ByteBudget): Prom
   });
 }
 
+/** How long a response may wait for its client to read anything before it is dropped (the send timeout). */
+export const MCP_SEND_TIMEOUT_MS = 30_000;
+
+/**
+ * Drops a response whose client has stopped reading: once a write waits
+ * for the socket to drain, the client has `ms` to take something. The
+ * SDK's transport queues every message of a stream (the session's
+ * notifications, a long call's progress) until it can be written, so a
+ * stream held open by a client that reads nothing would otherwise grow in
+ * memory for as long as it stays open.
+ */
+function sendTimeout(res: ServerResponse, ms: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  const drained = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  const write = res.write;
+  res.write = function (this: ServerResponse, ...args: Parameters<ServerResponse['write']>): boolean {
+    const ok = write.apply(this, args);
+    if (!ok && timer === undefined) {
+      timer = setTimeout(() => res.destroy(), ms);
+      timer.unref();
+    }
+    return ok;
+  } as ServerResponse['write'];
+  res.on('drain', drained);
+  res.once('close', drained);
+}
+
 /** What a body read resolves to when its client went away before the end. */
 const CLIENT_GONE = Symbol('client gone');
 
@@ -146,6 +178,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   if (!Number.isInteger(perSeat) || perSeat < 1) throw new Error(`maxSessionsPerSeat must be a whole number of at least 1, not ${perSeat}`);
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    sendTimeout(res, options.sendTimeoutMs ?? MCP_SEND_TIMEOUT_MS);
     const principal = options.tokens.authenticate(req.headers.authorization);
     if (principal.role !== 'agent') throw new HttpError(HttpCode.Forbidden, 'the MCP gateway takes agent tokens: the seat of every call comes from the token');
     const body = req.method === 'POST' ? await readBody(req, limit, options.bodyBudget ?? PROCESS_BODY_BUDGET) : undefined;
