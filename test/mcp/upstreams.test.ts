@@ -83,6 +83,19 @@ describe('plangate mcp with several upstreams', () => {
     expect((await call(c, 'deploy')).structuredContent).toMatchObject({ check: 'planning_hold' });
   });
 
+  it('never forwards the reviewer channel while plangate fails open either', async () => {
+    // Rules that cannot be read from the start: plan-required fails open, and the decision names no channel.
+    const w = makeWorld('planRequired: [\n');
+    const tools = ['plangate_submit_plan', 'deploy'].map((name) => ({ name, inputSchema: { type: 'object' } }));
+    const h = await httpHarness(w, [{ name: 'fake', kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', FAKE_SERVER, JSON.stringify({ tools })] }]);
+    closers.push(() => h.close());
+    const c = await h.client('0xWORKER');
+    expect(textOf(await call(c, 'deploy'))).toBe('deploy ran');
+    const channel = await call(c, 'plangate_submit_plan', { plan: 'x' });
+    expect(textOf(channel)).not.toContain('ran');
+    expect(channel.isError).toBe(true);
+  });
+
   it("read-guards a Streamable HTTP upstream's file tools without looking at the gateway's own files", async () => {
     // The recorder's read_text_file has no hints: the rules make it a read, as a filesystem server's is.
     const w = makeWorld(`${RULES}tools:\n  read: [read_text_file]\n`);

@@ -20,7 +20,7 @@ import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { Call, Decision, ToolHints } from '../../core/types.js';
 import type { Gate } from '../../gate/gate.js';
 import { argsForPolicy } from '../../gate/args.js';
-import { RUN_META_KEY, SAY_TOOL } from './names.js';
+import { DEFAULT_REVIEWER_CHANNEL, RUN_META_KEY, SAY_TOOL } from './names.js';
 import { say, submitPlan, type OwnToolDeps } from './own-tools.js';
 import { errorResult, refusalResult } from './results.js';
 import type { Extra, GatewaySession } from './session.js';
@@ -166,8 +166,9 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
     deps.count?.(params.name, 'refused');
     return refusalResult(decision);
   }
-  // The seat's reviewer channel, even where an upstream offers a tool of that name: plangate's, never forwarded.
-  if (decision.channelCall === true) {
+  // The seat's reviewer channel, even where an upstream offers a tool of that name: plangate's, never
+  // forwarded. A decision made without the policy (failing open) does not say: the channel is looked up.
+  if (decision.channelCall === true || (decision.failOpen !== undefined && params.name === await channelOrDefault(deps, session.seat))) {
     deps.count?.(params.name, 'own');
     return submitPlan(deps, session.seat, args, runId);
   }
@@ -181,6 +182,15 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
     if (!(error instanceof UpstreamDownError)) throw error;
     deps.count?.(params.name, 'upstream_down');
     return downResult(params.name, error);
+  }
+}
+
+/** The seat's reviewer channel, or the built-in one when the rules or the store cannot say. */
+async function channelOrDefault(deps: CallDeps, seat: string): Promise<string> {
+  try {
+    return await deps.channelFor(seat);
+  } catch {
+    return DEFAULT_REVIEWER_CHANNEL;
   }
 }
 
