@@ -244,7 +244,7 @@ describe('plangate mcp with several upstreams', () => {
     const state = (name: string) => h.gateway.health().upstreams.find((u) => u.name === name);
     for (const name of ['local', 'web']) {
       expect(textOf(await call(c, `${name}__big`, { bytes: 1000 }))).toHaveLength(1000);
-      const lost = await call(c, `${name}__big`, { bytes: 2 * bound });
+      const lost = await call(c, `${name}__big`, { bytes: 3 * bound });
       expect(lost.structuredContent, name).toMatchObject({ check: 'upstream', code: `upstream_down:${name}` });
       expect(textOf(lost)).toContain(`upstream ${name} is down: it sent a message larger than ${bound} bytes`);
       expect(state(name)?.lastError).toContain(`larger than ${bound} bytes`);
@@ -258,7 +258,7 @@ describe('plangate mcp with several upstreams', () => {
     expect(textOf(whole)).toContain(`upstream web is down: it sent a message larger than ${bound} bytes`);
     await until(() => state('web')?.state === 'up');
     expect(textOf(await call(c, 'web__peek', { what: 'more' }))).toBe('saw more');
-    expect(recorded(w).filter((r) => r.tool === 'big').map((r) => r.args['bytes'])).toEqual([1000, 2 * bound, bound / 2, bound / 2, bound / 2, 1000, 2 * bound, bound / 2, bound / 2, bound / 2]);
+    expect(recorded(w).filter((r) => r.tool === 'big').map((r) => r.args['bytes'])).toEqual([1000, 3 * bound, bound / 2, bound / 2, bound / 2, 1000, 3 * bound, bound / 2, bound / 2, bound / 2]);
   }, 30_000);
 
   it('opens a new session with a Streamable HTTP upstream whose notification stream cannot be opened again', async () => {

@@ -222,6 +222,17 @@ async function forwardOrDown(session: GatewaySession, link: UpstreamLink, reques
 }
 
 /**
+ * Forwards a request that is not a tool call (as decided, or passed
+ * through): `_meta` without plangate's keys, progress and cancellation
+ * relayed, an upstream that is down told as a JSON-RPC error.
+ */
+export function forwardRequest(session: GatewaySession, deps: CallDeps, link: UpstreamLink, method: string, params: Record<string, unknown>, extra: Extra) {
+  const { _meta, ...rest } = params;
+  const meta = forwardedMeta(_meta as Meta);
+  return forwardOrDown(session, link, { method, params: { ...rest, ...(meta ? { _meta: meta } : {}) } }, extra, deps);
+}
+
+/**
  * Decides an entry point that is not a tool (`resources/read`, `prompts/get`,
  * `completion/complete`, `resources/subscribe`) as a read, by plangate's name
  * for it and the arguments the policy is shown; throws the refusal.
@@ -254,8 +265,7 @@ export async function readResource(session: GatewaySession, deps: CallDeps, para
   const link = session.resourceLinks.get(params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources);
   await decideRead(session, deps, RESOURCE_READ, { uri: params.uri, ...(path !== undefined ? { path } : {}) }, link, params._meta as Meta);
   if (!link) throw new McpError(-32002, `Resource not found: ${params.uri}`);
-  const meta = forwardedMeta(params._meta as Meta);
-  return await forwardOrDown(session, link, { method: 'resources/read', params: { uri: params.uri, ...(meta ? { _meta: meta } : {}) } }, extra, deps) as never;
+  return await forwardRequest(session, deps, link, 'resources/read', { uri: params.uri, _meta: params._meta }, extra) as never;
 }
 
 /** `prompts/get` is a read too: refused only by a planning hold (a held seat may use whitelisted prompts). */
@@ -266,7 +276,6 @@ export async function getPrompt(session: GatewaySession, deps: CallDeps, params:
     ?? (!session.namespaced && session.links[0] ? { link: session.links[0], name: params.name } : undefined);
   if (!route) throw new McpError(RpcCode.InvalidParams, `Prompt ${params.name} not found (list the prompts first)`);
   await decideRead(session, deps, PROMPT_GET, { name: params.name }, route.link, params._meta as Meta);
-  const meta = forwardedMeta(params._meta as Meta);
-  const request = { method: 'prompts/get', params: { name: route.name, ...(params.arguments ? { arguments: params.arguments } : {}), ...(meta ? { _meta: meta } : {}) } };
-  return await forwardOrDown(session, route.link, request, extra, deps) as never;
+  const forwarded = { name: route.name, ...(params.arguments ? { arguments: params.arguments } : {}), _meta: params._meta };
+  return await forwardRequest(session, deps, route.link, 'prompts/get', forwarded, extra) as never;
 }

@@ -92,7 +92,7 @@ export interface MessageBound {
  *
  * @example
  * const measure = measureFor('text/event-stream');
- * measure(Buffer.from('data: x\n\n')) // 8
+ * measure(Buffer.from('data: x\n\n')) // 9 (up to the first byte of the empty line)
  */
 export function measureFor(contentType: string | null): (chunk: Uint8Array) => number {
   if (/^text\/event-stream\b/i.test(contentType ?? '')) {

@@ -17,7 +17,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { COMPLETION_COMPLETE, decideRead, RESOURCE_SUBSCRIBE, type CallDeps } from './calls.js';
+import { COMPLETION_COMPLETE, decideRead, forwardRequest, RESOURCE_SUBSCRIBE, type CallDeps } from './calls.js';
 import { exposedName } from './names.js';
 import type { Extra, GatewaySession } from './session.js';
 import type { UpstreamLink } from './upstream.js';
@@ -57,7 +57,7 @@ export function registerPassThrough(session: GatewaySession, deps: CallDeps): vo
       // Subscribing is decided as a read; ending a subscription never is.
       if (req.method === RESOURCE_SUBSCRIBE) await decideRead(session, deps, RESOURCE_SUBSCRIBE, { uri: req.params.uri }, link, req.params._meta);
       if (!link) throw new McpError(RpcCode.InvalidParams, `no upstream serves ${req.params.uri}`);
-      return link.request({ method: req.method, params: req.params }, { signal: extra.signal }) as never;
+      return forwardRequest(session, deps, link, req.method, req.params, extra) as never;
     }));
   }
   s.setRequestHandler(SetLevelRequestSchema, (req, extra) => g.bounded(req.method, async () => {
@@ -74,7 +74,7 @@ export function registerPassThrough(session: GatewaySession, deps: CallDeps): vo
     await decideRead(session, deps, COMPLETION_COMPLETE, { ref: ref.type === 'ref/prompt' ? ref.name : ref.uri, argument: req.params.argument.name }, link, req.params._meta);
     if (!link) return { completion: { values: [] } };
     const params = prompt ? { ...req.params, ref: { ...ref, name: prompt.name } } : req.params;
-    return link.request({ method: req.method, params }, { signal: extra.signal }) as never;
+    return forwardRequest(session, deps, link, req.method, params, extra) as never;
   }));
 }
 

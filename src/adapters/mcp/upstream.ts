@@ -74,6 +74,8 @@ const STDERR_TAIL = 2048;
 const STREAM_FAILED = /Failed to open SSE stream|Failed to reconnect SSE stream|SSE stream disconnected|Maximum reconnection attempts/;
 /** How it says it stopped opening that stream again. */
 const STREAM_GIVEN_UP = /^Maximum reconnection attempts \(\d+\) exceeded/;
+/** The most a pipe hands over at once, which the SDK's stdio read buffer counts with the message it holds. */
+const STDIO_CHUNK_BYTES = 64 * 1024;
 /** How the SDK's stdio transport says a message passed its `maxBufferSize` (it then ends the process). */
 const STDIO_TOO_LARGE = /^ReadBuffer exceeded maximum size/;
 
@@ -307,7 +309,9 @@ export class UpstreamLink {
       command: spec.command,
       args: spec.args,
       stderr: 'pipe',
-      maxBufferSize: this.maxMessageBytes,
+      // The SDK measures what it holds of a message plus the pipe's next chunk (up to 64 KiB):
+      // so a message of the bound itself, arriving behind the end of another, still fits.
+      maxBufferSize: this.maxMessageBytes + STDIO_CHUNK_BYTES,
       ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
       ...(spec.env !== undefined ? { env: spec.env } : {}),
     });
