@@ -93,7 +93,7 @@ describe.runIf(run)('postgres store', () => {
     );
   });
 
-  it('answers a value the database refuses as data with invalid_input, never as a failing store, and a gate never fails open on it', async () => {
+  it('answers a value the database refuses as data with invalid_input, never as a failing store; a gate refuses a NUL run id before asking it', async () => {
     const store = await openPostgresStore(await fresh());
     try {
       await store.putCrew({ id: 'desk', parent: null });

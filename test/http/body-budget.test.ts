@@ -63,6 +63,18 @@ describe('the budget of request bodies being read', () => {
     expect(budget.held).toBe(0);
   });
 
+  it('plangate serve: reads no body of a request refused from its headers, so no caller without a token holds any of it', async () => {
+    const budget = new ByteBudget(BUDGET);
+    const s = await serve({ app: { bodyBudget: budget, bodyLimit: 60_000 } });
+    closers.push(() => s.close());
+    for (const [path, token] of [['/v1/say', 'not-a-token-0123456789abcdef'], ['/v1/nope', TOKENS.worker], ['/v1/holds/0xBOT', TOKENS.worker]] as const) {
+      const stuck = await stalled(s.url, path, token, 50_000, 40_000);
+      // Answered at once from the headers, the connection closed, and nothing of the body held.
+      expect(await stuck.answer, path).toMatch(/^HTTP\/1\.1 (401|403|404) /);
+      expect(budget.held).toBe(0);
+    }
+  });
+
   it('the MCP gateway: the same, for an agent token that starts bodies and never ends them', async () => {
     const w = makeWorld();
     const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, log: () => {} });

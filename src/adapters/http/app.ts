@@ -217,6 +217,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return answer;
   }
 
+  /** Whether a request's body is worth reading: its route exists and its token may use it (see ServeOptions.mayRead). */
+  function mayRead(req: IncomingMessage): boolean {
+    const match = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
+    if (match.kind !== 'route') return false;
+    try {
+      authorize(match.route, options.tokens, req.headers.authorization);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   const streams = new Set<AbortController>();
   return {
     fetch,
@@ -245,10 +257,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return { status: a.status, headers: a.headers, text, json };
     },
     listener(req, res) {
-      serveNode(fetch, bodyLimit, req, res, streams, () => {
+      const refused = (code: HttpCode) => (): void => {
         const m = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
-        metrics.observeRequest(m.kind === 'route' ? m.route.path : 'unmatched', (req.method ?? 'GET').toUpperCase(), STATUS[HttpCode.BodyTooLarge]);
-      }, options.bodyBudget).catch((error: unknown) => {
+        metrics.observeRequest(m.kind === 'route' ? m.route.path : 'unmatched', (req.method ?? 'GET').toUpperCase(), STATUS[code]);
+      };
+      serveNode(fetch, req, res, {
+        limit: bodyLimit,
+        streams,
+        onTooLarge: refused(HttpCode.BodyTooLarge),
+        onBusy: refused(HttpCode.Busy),
+        mayRead,
+        ...(options.bodyBudget ? { budget: options.bodyBudget } : {}),
+      }).catch((error: unknown) => {
         // Writing the answer failed (e.g. the client went away): nothing left to answer.
         onError(error, { method: req.method ?? 'GET', route: 'write' });
         res.destroy();

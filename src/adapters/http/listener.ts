@@ -3,44 +3,13 @@
  * it is passed, without reading the rest), answer in-process, write the answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PROCESS_BODY_BUDGET, type ByteBudget } from './body-budget.js';
+import { busyError, PROCESS_BODY_BUDGET, readBody, SEND_TIMEOUT_MS, type ByteBudget } from './body-budget.js';
 import { errorAnswer, HttpCode, HttpError } from './errors.js';
 import type { HttpAnswer, HttpRequest } from './app.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 /** Headers of every answer: decisions and rules are never cached. */
 export const BASE_HEADERS = { 'cache-control': 'no-store' };
-
-/** The answer to a request whose body the budget has no room for. */
-export function busyError(budget: ByteBudget): HttpError {
-  return new HttpError(HttpCode.Busy, `too many request bodies are being read at once (${budget.limit} bytes); retry in a moment`, [], { 'Retry-After': '1', connection: 'close' });
-}
-
-/** Reads a request body, holding its bytes against `budget`; resolves `too_large` as soon as it passes the limit, `busy` when the budget runs out, `aborted` when the client goes away. */
-function readBody(req: IncomingMessage, limit: number, budget: ByteBudget): Promise<Buffer | 'too_large' | 'busy' | 'aborted'> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (value: Buffer | 'too_large' | 'busy' | 'aborted'): void => {
-      if (!done) {
-        done = true;
-        budget.give(size);
-        resolve(value);
-      }
-    };
-    req.on('data', (chunk: Buffer) => {
-      if (done) return; // past the limit: discard the rest
-      if (size + chunk.length > limit) return finish('too_large');
-      if (!budget.take(chunk.length)) return finish('busy');
-      size += chunk.length;
-      chunks.push(chunk);
-    });
-    req.on('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    req.on('error', () => finish('aborted'));
-    req.on('aborted', () => finish('aborted'));
-  });
-}
 
 /** Answers an error and closes the connection, the rest of the body unread. */
 function refuseBody(res: ServerResponse, error: HttpError): void {
@@ -50,56 +19,103 @@ function refuseBody(res: ServerResponse, error: HttpError): void {
   res.end(text);
 }
 
+/** How `serveNode` reads and answers, beyond the request. */
+export interface ServeOptions {
+  /** Largest request body in bytes. */
+  limit: number;
+  /** The streams being served, so that a stopping server can end them. */
+  streams: Set<AbortController>;
+  /** Told of a body refused for its size. */
+  onTooLarge: () => void;
+  /** Told of a body refused because the budget is spent. */
+  onBusy?: () => void;
+  /** The bytes of bodies being read at once (default: the process's). */
+  budget?: ByteBudget;
+  /**
+   * Whether the request's body is worth reading: false for a request the
+   * app will refuse from its headers alone (no such route, no valid token,
+   * a role the route does not take), which is then answered unread, so no
+   * caller without a token can hold any of the budget.
+   */
+  mayRead?: (req: IncomingMessage) => boolean;
+  /** How long an answer may wait for its client to read (default SEND_TIMEOUT_MS). */
+  sendTimeoutMs?: number;
+}
+
 /** Reads the body (stopping at the limit), answers, writes the answer; a streamed answer runs until it ends, the client leaves or `streams` are aborted. */
-export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAnswer>, limit: number, req: IncomingMessage, res: ServerResponse, streams: Set<AbortController>, onTooLarge: () => void, budget: ByteBudget = PROCESS_BODY_BUDGET): Promise<void> {
+export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAnswer>, req: IncomingMessage, res: ServerResponse, o: ServeOptions): Promise<void> {
   const declared = Number(req.headers['content-length']);
+  const budget = o.budget ?? PROCESS_BODY_BUDGET;
   let body: Buffer | undefined;
+  let unread = false;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    const read = declared > limit ? 'too_large' : await readBody(req, limit, budget);
-    if (read === 'aborted') return void res.destroy();
-    if (read === 'too_large') {
-      onTooLarge();
-      return refuseBody(res, new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`));
+    if (o.mayRead && !o.mayRead(req)) {
+      unread = true;
+    } else {
+      const read = declared > o.limit ? 'too_large' : await readBody(req, o.limit, budget);
+      if (read === 'aborted') return void res.destroy();
+      if (read === 'too_large') {
+        o.onTooLarge();
+        return refuseBody(res, new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${o.limit} bytes`));
+      }
+      if (read === 'busy') {
+        o.onBusy?.();
+        return refuseBody(res, busyError(budget));
+      }
+      body = read;
     }
-    if (read === 'busy') return refuseBody(res, busyError(budget));
-    body = read;
   }
   const answer = await fetch({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body ? { body } : {}) });
-  if (answer.stream) return streamAnswer(answer, res, streams);
+  if (answer.stream) return streamAnswer(answer, res, o.streams, o.sendTimeoutMs ?? SEND_TIMEOUT_MS);
   // A text body goes as it is: node:http then sends it with the headers in one write.
   const length = typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.length;
-  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(length) });
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(length), ...(unread ? { connection: 'close' } : {}) });
   res.end(answer.body);
 }
 
-
 /**
- * Bytes a stream may have waiting unsent before the next write: past them
- * its client has stopped reading (a stalled tab, a laptop asleep, or on
- * purpose), and the stream is closed rather than buffered without end. The
- * client's EventSource opens it again and gets the current state.
+ * Bytes a stream may have waiting unsent before the next write, at most:
+ * a stream that writes whole states (the review queue) waits while its
+ * client catches up, so only a stream that keeps writing to a client that
+ * reads nothing comes near it, and is closed rather than buffered without
+ * end. The send timeout closes a stalled one sooner.
  */
-export const STREAM_UNSENT_BYTES = 4 * 1024 * 1024;
+export const STREAM_UNSENT_BYTES = 64 * 1024 * 1024;
 
-async function streamAnswer(answer: HttpAnswer, res: ServerResponse, streams: Set<AbortController>): Promise<void> {
+async function streamAnswer(answer: HttpAnswer, res: ServerResponse, streams: Set<AbortController>, sendTimeoutMs: number): Promise<void> {
   const stop = new AbortController();
   streams.add(stop);
-  res.on('close', () => stop.abort());
+  // Closing drops what is waiting with the connection; the client's EventSource opens the stream again.
+  const drop = (): void => {
+    stop.abort();
+    res.destroy();
+  };
+  let stalled: NodeJS.Timeout | undefined;
+  const drained = (): void => {
+    clearTimeout(stalled);
+    stalled = undefined;
+  };
+  res.on('drain', drained);
+  res.on('close', () => {
+    drained();
+    stop.abort();
+  });
   // The connection closes with the stream, so a stopping server does not wait for it to go idle.
   res.writeHead(answer.status, { ...answer.headers, connection: 'close' });
   res.flushHeaders();
+  const write = (chunk: string): void => {
+    if (stop.signal.aborted) return;
+    if (res.writableLength > STREAM_UNSENT_BYTES) return drop();
+    // The client has this long to take something once the socket is full.
+    if (!res.write(chunk) && stalled === undefined) {
+      stalled = setTimeout(drop, sendTimeoutMs);
+      stalled.unref();
+    }
+  };
   try {
-    await (answer.stream as NonNullable<HttpAnswer['stream']>).run((chunk) => {
-      if (stop.signal.aborted) return;
-      if (res.writableLength > STREAM_UNSENT_BYTES) {
-        // What is waiting is dropped with the connection.
-        stop.abort();
-        res.destroy();
-        return;
-      }
-      res.write(chunk);
-    }, stop.signal);
+    await (answer.stream as NonNullable<HttpAnswer['stream']>).run(Object.assign(write, { ready: () => !stop.signal.aborted && !res.writableNeedDrain }), stop.signal);
   } finally {
+    drained();
     streams.delete(stop);
     res.end();
   }

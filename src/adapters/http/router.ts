@@ -36,10 +36,21 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/** Writes one chunk of a streamed answer. */
+export interface StreamWrite {
+  (chunk: string): void;
+  /**
+   * Whether the client has taken everything written so far. A stream of
+   * whole states (the review queue) writes the newest state once it has,
+   * instead of queueing every one behind a client that is behind.
+   */
+  ready(): boolean;
+}
+
 /** A streamed answer: `run` writes chunks until it returns or `signal` aborts (the client left, or the server stops). */
 export interface ReplyStream {
   contentType: string;
-  run(write: (chunk: string) => void, signal: AbortSignal): Promise<void>;
+  run(write: StreamWrite, signal: AbortSignal): Promise<void>;
 }
 
 export interface Route {

@@ -11,9 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenSet } from '../http/auth.js';
-import { PROCESS_BODY_BUDGET, type ByteBudget } from '../http/body-budget.js';
+import { busyError, PROCESS_BODY_BUDGET, readBody as readBodyBytes, SEND_TIMEOUT_MS, type ByteBudget } from '../http/body-budget.js';
 import { HttpCode, HttpError } from '../http/errors.js';
-import { busyError } from '../http/listener.js';
 import type { McpGateway } from './gateway.js';
 import type { GatewaySession } from './session.js';
 import { handler, serve, type McpListener } from './status.js';
@@ -27,7 +26,7 @@ export interface McpListenOptions {
   bodyLimit?: number;
   /** The bytes of bodies being read at once, shared with every listener of the process unless given. */
   bodyBudget?: ByteBudget;
-  /** How long a response may wait for its client to read before it is dropped (default MCP_SEND_TIMEOUT_MS, 30 s). */
+  /** How long a response may wait for its client to read before it is dropped (default SEND_TIMEOUT_MS, 30 s). */
   sendTimeoutMs?: number;
   /** Where unexpected errors are logged. */
   log?: (text: string) => void;
@@ -88,49 +87,19 @@ function makeRoom(open: Map<string, Open>, seat: string, most: number): boolean 
 }
 
 /** Reads a JSON body, holding its bytes against `budget` while it arrives (see http/body-budget.ts). */
-function readBody(req: IncomingMessage, limit: number, budget: ByteBudget): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    // The answer says why and closes the connection; what else arrives of the body is not kept.
-    const stop = (error: HttpError): void => {
-      settled = true;
-      budget.give(size);
-      chunks.length = 0;
-      reject(error);
-    };
-    req.on('data', (c: Buffer) => {
-      if (settled) return;
-      if (size + c.length > limit) return stop(new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`, [], { connection: 'close' }));
-      if (!budget.take(c.length)) return stop(busyError(budget));
-      size += c.length;
-      chunks.push(c);
-    });
-    req.on('close', () => {
-      if (settled) return;
-      settled = true;
-      budget.give(size);
-    });
-    req.on('end', () => {
-      if (!settled) {
-        settled = true;
-        budget.give(size);
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolve(text === '' ? undefined : JSON.parse(text));
-      } catch {
-        reject(new HttpError(HttpCode.MalformedJson, 'the body is not JSON'));
-      }
-    });
-    // The client went away: nothing to answer, and nothing unexpected to log.
-    req.on('error', () => resolve(CLIENT_GONE));
-  });
+async function readBody(req: IncomingMessage, limit: number, budget: ByteBudget): Promise<unknown> {
+  const read = await readBodyBytes(req, limit, budget);
+  if (read === 'aborted') return CLIENT_GONE;
+  // The answer says why and closes the connection; the rest of the body is not read.
+  if (read === 'too_large') throw new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`, [], { connection: 'close' });
+  if (read === 'busy') throw busyError(budget);
+  const text = read.toString('utf8');
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    throw new HttpError(HttpCode.MalformedJson, 'the body is not JSON');
+  }
 }
-
-/** How long a response may wait for its client to read anything before it is dropped (the send timeout). */
-export const MCP_SEND_TIMEOUT_MS = 30_000;
 
 /**
  * Drops a response whose client has stopped reading: once a write waits
@@ -178,7 +147,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   if (!Number.isInteger(perSeat) || perSeat < 1) throw new Error(`maxSessionsPerSeat must be a whole number of at least 1, not ${perSeat}`);
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    sendTimeout(res, options.sendTimeoutMs ?? MCP_SEND_TIMEOUT_MS);
+    sendTimeout(res, options.sendTimeoutMs ?? SEND_TIMEOUT_MS);
     const principal = options.tokens.authenticate(req.headers.authorization);
     if (principal.role !== 'agent') throw new HttpError(HttpCode.Forbidden, 'the MCP gateway takes agent tokens: the seat of every call comes from the token');
     const body = req.method === 'POST' ? await readBody(req, limit, options.bodyBudget ?? PROCESS_BODY_BUDGET) : undefined;

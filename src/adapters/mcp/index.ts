@@ -1,6 +1,6 @@
 /** The MCP gateway as a library (`plangate/mcp`). */
 export { createMcpGateway, type GatewayHealth, type GatewayOptions, type McpGateway, type UpstreamHealth } from './gateway.js';
-export { listenMcp, MCP_BODY_LIMIT, MCP_SEND_TIMEOUT_MS, MCP_SESSION_IDLE_MS, MCP_SESSIONS_PER_SEAT, type McpListenOptions } from './http.js';
+export { listenMcp, MCP_BODY_LIMIT, MCP_SESSION_IDLE_MS, MCP_SESSIONS_PER_SEAT, type McpListenOptions } from './http.js';
 export { listenStatus, type McpListener } from './status.js';
 export { parseUpstreamsFile, readRootsOf, upstreamsFrom, type UpstreamArgs } from './config.js';
 export { GatewaySession, type SessionOptions } from './session.js';

@@ -11,7 +11,7 @@
  * shadow-mode would-be refusals) or `false` (only real ones).
  */
 import type { AuditEvent, AuditEventType, AuditQuery } from '../../../audit/port.js';
-import { checkAuditQuery, parseAuditTime } from '../../../audit/query.js';
+import { checkAuditQuery, parseAuditTime, REFUSAL_EVENT_TYPES } from '../../../audit/query.js';
 import { ErrorCode, PlangateError, type Problem } from '../../../core/errors.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
@@ -26,7 +26,7 @@ import { REVIEW_ROLES } from './review.js';
  * holds), and not where the host resolved a path (the host's file system
  * is the operators').
  */
-const REVIEWER_TYPES: readonly AuditEventType[] = ['PlanRequiredBlocked', 'PlanningHoldBlocked', 'ReadGuardBlocked', 'ClaimRefused'];
+const REVIEWER_TYPES: readonly AuditEventType[] = [...REFUSAL_EVENT_TYPES, 'ClaimRefused'];
 
 function forReviewers(e: AuditEvent): boolean {
   return REVIEWER_TYPES.includes(e.type);

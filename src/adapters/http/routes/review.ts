@@ -188,13 +188,17 @@ export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
               }
               // After an outage the queue is sent again even if unchanged: it says the queue is live again.
               if (polled.queue === sent && !down) return;
+              // The client has not taken the last queue yet: the first poll after it has sends the queue as it is then.
+              if (!write.ready()) return;
               sent = polled.queue;
               down = false;
               write(`event: queue\ndata: ${polled.queue}\n\n`);
             };
             write(`retry: 2000\nevent: queue\ndata: ${first}\n\n`);
             const unsubscribe = watch.subscribe(send);
-            const keepalive = setInterval(() => write(': keep-alive\n\n'), KEEPALIVE_MS);
+            const keepalive = setInterval(() => {
+              if (write.ready()) write(': keep-alive\n\n');
+            }, KEEPALIVE_MS);
             signal.addEventListener('abort', () => {
               clearInterval(keepalive);
               unsubscribe();
