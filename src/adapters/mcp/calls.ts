@@ -1,19 +1,16 @@
 /**
- * The gated entry points of a session: `tools/call`, `resources/read` and
- * `prompts/get` are decided by the gate before anything goes upstream. A
- * refused tool call is a tool result (`isError`, the instruction as text);
- * a refused read of a resource or a prompt, which have no such result, is a
- * JSON-RPC error with the same text and detail. The upstream never sees a
- * refused call.
+ * `tools/call`, decided by the gate before anything goes upstream: a refused
+ * call is a tool result (`isError`, the instruction as text), and the
+ * upstream never sees it. What a decision through the gateway takes (the
+ * call's run, its arguments as the policy is shown them, the upstream's
+ * read roots) and how a request is forwarded, for the other entry points
+ * too (reads.ts).
  */
-import { fileURLToPath } from 'node:url';
 import {
   ErrorCode as RpcCode,
   McpError,
   type CallToolRequest,
   type CallToolResult,
-  type GetPromptRequest,
-  type ReadResourceRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
@@ -44,30 +41,18 @@ export interface CallDeps extends OwnToolDeps {
   maxCallsInFlight?: number;
 }
 
-/** The policy's names for the entry points that are not tools. */
-export const RESOURCE_READ = 'resources/read';
-export const PROMPT_GET = 'prompts/get';
-/** Completions answer with an upstream's data (the values it suggests), and a subscription sets its state: reads too. */
-export const COMPLETION_COMPLETE = 'completion/complete';
-export const RESOURCE_SUBSCRIBE = 'resources/subscribe';
-
-/** The JSON-RPC error code of a refused `resources/read` or `prompts/get` (in the range left to servers). */
-export const REFUSED_RPC_CODE = -32030;
-
 /** Default time a forwarded request may go without an answer or progress. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
-/** Reads of resources and prompts have no side effect: the gateway says so to the policy. */
-const READ_ONLY: ToolHints = { readOnlyHint: true };
-
-type Meta = Record<string, unknown> | undefined;
+/** A request's `_meta`, as a client sent it. */
+export type Meta = Record<string, unknown> | undefined;
 
 /**
  * The run a call belongs to: the one bound to the session, else the one the
  * client names in `_meta["plangate/runId"]`. Naming another run than the
  * bound one is refused.
  */
-function runOf(session: GatewaySession, meta: Meta): { runId?: string } | { mismatch: string } {
+export function runOf(session: GatewaySession, meta: Meta): { runId?: string } | { mismatch: string } {
   const claimed = meta?.[RUN_META_KEY];
   if (claimed !== undefined && (typeof claimed !== 'string' || claimed === '' || claimed.length > 128)) {
     throw new McpError(RpcCode.InvalidParams, `_meta["${RUN_META_KEY}"] must be a run id: a string of 1 to 128 characters`);
@@ -81,7 +66,7 @@ function runOf(session: GatewaySession, meta: Meta): { runId?: string } | { mism
 }
 
 /** `_meta` as it goes upstream: without plangate's key or the client's progress token (the SDK sets its own). */
-function forwardedMeta(meta: Meta): Meta {
+export function forwardedMeta(meta: Meta): Meta {
   if (!meta) return undefined;
   const { [RUN_META_KEY]: _run, progressToken: _token, ...rest } = meta;
   return Object.keys(rest).length ? rest : undefined;
@@ -98,7 +83,7 @@ function hintsOf(tool: Tool): ToolHints {
 }
 
 /** The arguments as the policy is shown them, naming those left out for their size. */
-function shown(args: Record<string, unknown>): Pick<Call, 'args' | 'omittedArgs'> {
+export function shown(args: Record<string, unknown>): Pick<Call, 'args' | 'omittedArgs'> {
   let policy;
   try {
     policy = argsForPolicy(args);
@@ -110,7 +95,7 @@ function shown(args: Record<string, unknown>): Pick<Call, 'args' | 'omittedArgs'
 }
 
 /** Decides a call going to `link` (none for plangate's own tools), in that upstream's read roots when it has its own. */
-async function decide(deps: CallDeps, call: Call, link: UpstreamLink | undefined): Promise<Decision> {
+export async function decide(deps: CallDeps, call: Call, link: UpstreamLink | undefined): Promise<Decision> {
   const readRoots = link ? deps.rootsOf?.(link.spec.name) : undefined;
   try {
     return await deps.gate.decide(call, readRoots ? { readRoots } : {});
@@ -195,7 +180,7 @@ async function channelOrDefault(deps: CallDeps, seat: string): Promise<string> {
 }
 
 /** Sends a request upstream as part of the client's request: progress comes back, a cancellation goes on. */
-function forward(session: GatewaySession, link: UpstreamLink, request: { method: string; params: Record<string, unknown> }, extra: Extra, deps: CallDeps) {
+export function forward(session: GatewaySession, link: UpstreamLink, request: { method: string; params: Record<string, unknown> }, extra: Extra, deps: CallDeps) {
   const token = extra._meta?.progressToken;
   return session.within(link, extra, () => link.request(request, {
     signal: extra.signal,
@@ -205,77 +190,4 @@ function forward(session: GatewaySession, link: UpstreamLink, request: { method:
       ? { onprogress: (p) => void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => {}) }
       : {}),
   }));
-}
-
-function refusedError(decision: Decision): McpError {
-  const r = refusalResult(decision);
-  return new McpError(REFUSED_RPC_CODE, (r.content[0] as { text: string }).text, r.structuredContent);
-}
-
-async function forwardOrDown(session: GatewaySession, link: UpstreamLink, request: { method: string; params: Record<string, unknown> }, extra: Extra, deps: CallDeps) {
-  try {
-    return await forward(session, link, request, extra, deps);
-  } catch (error) {
-    if (error instanceof UpstreamDownError) throw new McpError(RpcCode.InternalError, error.message, { check: 'upstream', code: `upstream_down:${error.upstream}` });
-    throw error;
-  }
-}
-
-/**
- * Forwards a request that is not a tool call (as decided, or passed
- * through): `_meta` without plangate's keys, progress and cancellation
- * relayed, an upstream that is down told as a JSON-RPC error.
- */
-export function forwardRequest(session: GatewaySession, deps: CallDeps, link: UpstreamLink, method: string, params: Record<string, unknown>, extra: Extra) {
-  const { _meta, ...rest } = params;
-  const meta = forwardedMeta(_meta as Meta);
-  return forwardOrDown(session, link, { method, params: { ...rest, ...(meta ? { _meta: meta } : {}) } }, extra, deps);
-}
-
-/**
- * Decides an entry point that is not a tool (`resources/read`, `prompts/get`,
- * `completion/complete`, `resources/subscribe`) as a read, by plangate's name
- * for it and the arguments the policy is shown; throws the refusal.
- */
-export async function decideRead(session: GatewaySession, deps: CallDeps, entry: string, args: Record<string, unknown>, link: UpstreamLink | undefined, meta: Meta): Promise<void> {
-  const run = runOf(session, meta);
-  if ('mismatch' in run) throw new McpError(RpcCode.InvalidParams, run.mismatch);
-  const decision = await decide(deps, {
-    agent: session.seat,
-    tool: entry,
-    ...(run.runId !== undefined ? { runId: run.runId } : {}),
-    ...shown(args),
-    annotations: READ_ONLY,
-  }, link);
-  if (!decision.allowed) throw refusedError(decision);
-}
-
-/** `resources/read` is a read: decided (the read guard applies to a `file:` URI) before it goes upstream. */
-export async function readResource(session: GatewaySession, deps: CallDeps, params: ReadResourceRequest['params'], extra: Extra) {
-  await session.start();
-  let path: string | undefined;
-  if (params.uri.startsWith('file:')) {
-    try {
-      path = fileURLToPath(params.uri);
-    } catch {
-      throw new McpError(RpcCode.InvalidParams, `not a file URI plangate can read: ${params.uri}`);
-    }
-  }
-  // The upstream that will read it, so that its path is checked in that upstream's roots.
-  const link = session.resourceLinks.get(params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources);
-  await decideRead(session, deps, RESOURCE_READ, { uri: params.uri, ...(path !== undefined ? { path } : {}) }, link, params._meta as Meta);
-  if (!link) throw new McpError(-32002, `Resource not found: ${params.uri}`);
-  return await forwardRequest(session, deps, link, 'resources/read', { uri: params.uri, _meta: params._meta }, extra) as never;
-}
-
-/** `prompts/get` is a read too: refused only by a planning hold (a held seat may use whitelisted prompts). */
-export async function getPrompt(session: GatewaySession, deps: CallDeps, params: GetPromptRequest['params'], extra: Extra) {
-  await session.start();
-  // Prompts listed earlier are routed by name; with one upstream, any name goes to it.
-  const route = session.promptRoutes.get(params.name)
-    ?? (!session.namespaced && session.links[0] ? { link: session.links[0], name: params.name } : undefined);
-  if (!route) throw new McpError(RpcCode.InvalidParams, `Prompt ${params.name} not found (list the prompts first)`);
-  await decideRead(session, deps, PROMPT_GET, { name: params.name }, route.link, params._meta as Meta);
-  const forwarded = { name: route.name, ...(params.arguments ? { arguments: params.arguments } : {}), _meta: params._meta };
-  return await forwardRequest(session, deps, route.link, 'prompts/get', forwarded, extra) as never;
 }

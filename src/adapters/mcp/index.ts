@@ -6,7 +6,7 @@ export { parseUpstreamsFile, readRootsOf, upstreamsFrom, type UpstreamArgs } fro
 export { GatewaySession, type SessionOptions } from './session.js';
 export { RECONNECT, UpstreamDownError, type Backoff, type UpstreamSpec } from './upstream.js';
 export { DEFAULT_REVIEWER_CHANNEL, NAMESPACE_SEPARATOR, RUN_META_KEY, SAY_TOOL } from './names.js';
-export { COMPLETION_COMPLETE, PROMPT_GET, REFUSED_RPC_CODE, RESOURCE_READ, RESOURCE_SUBSCRIBE } from './calls.js';
+export { COMPLETION_COMPLETE, PROMPT_GET, REFUSED_RPC_CODE, RESOURCE_READ, RESOURCE_SUBSCRIBE } from './reads.js';
 export { BUSY_RPC_CODE, MAX_CALLS_IN_FLIGHT, UNLISTED_TOOL } from './guards.js';
 export { MAX_UPSTREAM_MESSAGE_BYTES, MIN_UPSTREAM_MESSAGE_BYTES } from './message-bound.js';
 export { listUpstreamTools, MAX_LIST_PAGES, starterRules } from './init.js';

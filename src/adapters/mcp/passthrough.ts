@@ -17,7 +17,8 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { COMPLETION_COMPLETE, decideRead, forwardRequest, RESOURCE_SUBSCRIBE, type CallDeps } from './calls.js';
+import type { CallDeps } from './calls.js';
+import { COMPLETION_COMPLETE, decideRead, forwardRequest, RESOURCE_SUBSCRIBE } from './reads.js';
 import { exposedName } from './names.js';
 import type { Extra, GatewaySession } from './session.js';
 import type { UpstreamLink } from './upstream.js';

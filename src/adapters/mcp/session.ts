@@ -21,7 +21,8 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callTool, COMPLETION_COMPLETE, getPrompt, PROMPT_GET, readResource, RESOURCE_READ, RESOURCE_SUBSCRIBE, type CallDeps } from './calls.js';
+import { callTool, type CallDeps } from './calls.js';
+import { COMPLETION_COMPLETE, getPrompt, PROMPT_GET, readResource, RESOURCE_READ, RESOURCE_SUBSCRIBE } from './reads.js';
 import { RequestGuards } from './guards.js';
 import { registerPassThrough } from './passthrough.js';
 import { exposedName, SAY_TOOL } from './names.js';
