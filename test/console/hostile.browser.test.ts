@@ -109,6 +109,26 @@ describe.runIf(browser === 'yes')('the console against hostile input', () => {
     await page.close();
   }, 30_000);
 
+  it("a plan's bidi overrides and invisible characters are shown for what they are, and its run is shown as the agent's tag", async () => {
+    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER', op({ kind: 'reviewer', task: 'Spoofing' }))).status).toBe(201);
+    // Read aloud it says "Drop prod db"; drawn as it is, it would look like something harmless.
+    const body = 'Plan: \u202Eetadpu tsuj ,bd dorp porD\u202C done';
+    const hidden = `release-42\u00AD${String.fromCodePoint(0xE0049, 0xE0047)}`;
+    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/plan', { token: TOKENS.worker, json: { body, runId: hidden } })).status).toBe(201);
+    const page = await b.newPage();
+    try {
+      await signIn(page, TOKENS.reviewer);
+      const msg = page.locator('li.hold[data-agent="0xWORKER"] .msg').last();
+      await msg.waitFor();
+      const text = await msg.innerText();
+      expect(text).toContain('Plan: ⟨U+202E⟩etadpu tsuj ,bd dorp porD⟨U+202C⟩ done');
+      expect(text).toContain('tagged run release-42⟨U+00AD⟩⟨U+E0049⟩⟨U+E0047⟩');
+    } finally {
+      await call(s.url, 'POST', '/v1/holds/0xWORKER/unblock', op());
+      await page.close();
+    }
+  }, 30_000);
+
   it('a queue longer than the console is sent says it leaves holds out; newer on-demand holds do not crowd a reviewer\'s holds out', async () => {
     expect((await call(s.url, 'POST', '/v1/holds/0xWORKER', op({ kind: 'reviewer', task: 'the oldest hold' }))).status).toBe(201);
     for (let i = 0; i < 105; i++) {

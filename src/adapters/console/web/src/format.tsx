@@ -38,10 +38,18 @@ export function breakable(text: string): Array<string | VNode> {
   return text.split(/(?<=[.:])/).flatMap((piece, i) => (i === 0 ? [piece] : [<wbr key={i} />, piece]));
 }
 
-/** Bidi controls and invisible characters: in a name or a path they can only hide what is there. */
-const INVISIBLE = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu;
+/**
+ * Bidi controls and characters that show nothing: in a name, a path or a
+ * plan they can only hide what is there (text read backwards, words only a
+ * machine sees). The soft hyphen, the combining grapheme joiner, the
+ * Mongolian vowel separator, the zero-width and joiner characters, the
+ * invisible operators and the deprecated format controls, the Hangul
+ * fillers, the byte-order mark, the variation selectors and the tag
+ * characters.
+ */
+const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
 
-/** `notes⟨U+202E⟩txt.exe`: a name or a path with its invisible characters shown as code points. */
+/** `notes⟨U+202E⟩txt.exe`: a name, a path or a plan with its invisible characters shown as code points. */
 export function visible(text: string): string {
   return text.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
 }

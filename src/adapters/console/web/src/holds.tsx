@@ -119,9 +119,9 @@ function HoldCard({ hold, me }: { hold: Hold; me: Principal }) {
               <li key={m.id} class={`msg msg-${m.role}`}>
                 <p class="msg-head">
                   <strong>{m.role === 'plan' ? `Plan ${++planNo}` : `Push-back by ${m.author}`}</strong> · <Time iso={m.at} />
-                  {m.runId ? <span class="muted"> · run <bdi>{visible(m.runId)}</bdi></span> : null}
+                  {m.runId ? <span class="muted" title="the run the agent tagged its plan with; whether it is on record is not checked here"> · tagged run <bdi>{visible(m.runId)}</bdi></span> : null}
                 </p>
-                <div class="body">{m.body}</div>
+                <div class="body" dir="auto">{visible(m.body)}</div>
               </li>
             ))}
           </ol>
