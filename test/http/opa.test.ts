@@ -94,6 +94,21 @@ describe('POST /v1/data/<path>', () => {
     expect(agent.status).toBe(403);
     expect(agent.json.code).toBe('forbidden');
   });
+
+  it('400 for an input with longer lists than any decision the gate gathers, before it is evaluated', async () => {
+    const seats = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `m${i}`, known: true, crews: ['desk'] }));
+    const plans = (n: number) => Array.from({ length: n }, (_, i) => ({ ...INPUT.messages[0], id: String(i) }));
+    // At the bounds, evaluated as ever.
+    for (const entry of ['plangate/decide', 'plangate/decision']) {
+      expect((await data(entry, { input: { ...INPUT, upstream: seats(16), messages: plans(100) } })).status, entry).toBe(200);
+    }
+    // Past them (5,000 upstream seats against 700 plans took a second of the process's only thread and all the policy's memory).
+    const long = await data('plangate/decide', { input: { ...INPUT, upstream: Array.from({ length: 5000 }, () => ({ id: 'm' })), messages: plans(700) } });
+    expect(long.status).toBe(400);
+    expect(long.json).toMatchObject({ code: 'invalid_input', message: 'input.upstream has 5000 entries, more than 16: no decision the gate gathers has as many' });
+    const many = Array.from({ length: 4097 }, (_, i) => ({ id: String(i) }));
+    expect((await data('plangate/decision', { input: { ...INPUT, messages: many } })).json.message).toMatch(/^input\.messages has 4097 entries, more than 4096/);
+  });
 });
 
 const opa = findOpa();

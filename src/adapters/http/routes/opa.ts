@@ -85,9 +85,30 @@ function documentAt(deps: HttpDeps, segments: string[], input: { given: boolean;
     throw new HttpError(HttpCode.DocumentNotServed, `${segments.join('/')} is not served: plangate serves ${servedList()} and paths into them`);
   }
   if (!input.given) return undefined;
+  checkInputLists(input.value);
   const policy = deps.policy();
   if (!policy) throw new PlangateError(ErrorCode.PolicyUnavailable, 'no policy is loaded (plangate is failing open)');
   return walk(policy.evaluate(name, input.value), segments.slice(2));
+}
+
+/**
+ * The most entries the data API takes in an input's lists: more than any
+ * decision the gate gathers has (a delegation chain is at most 16 seats, a
+ * seat's crews at most 64 deep), far fewer than would let one evaluation
+ * hold the process's only thread and the policy's memory for seconds (the
+ * rules compare messages with upstream seats, pair by pair).
+ */
+export const INPUT_LISTS: Readonly<Record<'upstream' | 'messages' | 'delegations', number>> = { upstream: 16, messages: 4096, delegations: 1600 };
+
+/** Throws `invalid_input` for an input with a list longer than {@link INPUT_LISTS} allows. */
+function checkInputLists(input: unknown): void {
+  if (typeof input !== 'object' || input === null) return;
+  for (const [key, most] of Object.entries(INPUT_LISTS)) {
+    const list = (input as Record<string, unknown>)[key];
+    if (Array.isArray(list) && list.length > most) {
+      throw new PlangateError(ErrorCode.InvalidInput, `input.${key} has ${list.length} entries, more than ${most}: no decision the gate gathers has as many`, [{ path: `/input/${key}`, message: `at most ${most} entries` }]);
+    }
+  }
 }
 
 function servedList(): string {
