@@ -72,6 +72,8 @@ export function parseRuleFile(file: string, text: string): { parsed?: ParsedRule
 
   const aliasProblems = checkAliases(file, doc, at);
   if (aliasProblems.length > 0) return { problems: aliasProblems };
+  const tagProblems = checkTags(file, doc, at);
+  if (tagProblems.length > 0) return { problems: tagProblems };
 
   let data: unknown;
   try {
@@ -89,6 +91,28 @@ export function parseRuleFile(file: string, text: string): { parsed?: ParsedRule
     return at(rangeOf(pair?.key) ?? start ?? 0);
   };
   return { parsed: { file, data, locate, doc }, problems: [] };
+}
+
+/** The tags a rule file may spell out: plain JSON's kinds. */
+const PLAIN_TAGS: ReadonlySet<string> = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
+
+/**
+ * Problems for every tag beyond plain JSON's kinds (`!!omap`, `!!set`,
+ * `!!pairs`, `!!binary`, `!!timestamp`): the rules are maps, lists and
+ * scalars, and such a node would come out as something else (an ordered
+ * map reads as an empty object, so its rules would be dropped in silence).
+ */
+function checkTags(file: string, doc: Document.Parsed, at: (o: number) => Pos): Problem[] {
+  const problems: Problem[] = [];
+  visit(doc, {
+    Node(_k, node) {
+      const tag = (node as { tag?: string }).tag;
+      if (tag === undefined || PLAIN_TAGS.has(tag)) return;
+      const shown = tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice(18)}` : tag;
+      problems.push({ file, ...at(rangeOf(node) ?? 0), message: `the tag ${shown} is not allowed in rule files: write a plain map, list or value` });
+    },
+  });
+  return problems;
 }
 
 function yamlProblem(file: string, doc: Document.Parsed, at: (o: number) => Pos, e: YAMLError): Problem {

@@ -3,7 +3,7 @@
  * Reading never parses: it returns bytes, and problems for files it refused.
  */
 import { constants } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { open, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorCode, RulesError, type Problem } from '../core/errors.js';
 
@@ -57,7 +57,8 @@ export function isSuiteFileName(name: string): boolean {
 
 /**
  * Reads every rule file at the top level of `dir`, sorted by name.
- * Directories are skipped; top-level symlinks are followed. A file larger
+ * Directories are skipped; top-level symlinks are followed within `dir`
+ * (one that leads out of it is refused, unread). A file larger
  * than {@link MAX_RULE_FILE_BYTES} or that is not a regular file (a FIFO, a
  * socket, a device) is refused without reading its content.
  *
@@ -75,8 +76,9 @@ export async function readRuleDir(dir: string): Promise<RuleDirRead> {
     throw new RulesError(`${dir}: ${message}`, [{ file: dir, message }]);
   }
   const result: RuleDirRead = { names: [], files: [], problems: [], unreadable: false };
+  const realDir = await realpath(dir).catch(() => path.resolve(dir));
   for (const name of names) {
-    const got = await readRuleFile(path.join(dir, name), name);
+    const got = await readRuleFile(path.join(dir, name), name, 'rule files', realDir);
     if (got.kind === 'directory') continue;
     result.names.push(name);
     if (got.kind === 'file') result.files.push({ file: name, bytes: got.bytes });
@@ -117,10 +119,24 @@ export type ReadOutcome =
  * @example
  * await readRuleFile('rules/desk.test.yaml', 'desk.test.yaml', 'suites') // { kind: 'file', bytes }
  */
-export async function readRuleFile(fullPath: string, name: string, what = 'rule files'): Promise<ReadOutcome> {
+export async function readRuleFile(fullPath: string, name: string, what = 'rule files', within?: string): Promise<ReadOutcome> {
+  let target = fullPath;
+  if (within !== undefined) {
+    // A link may lead elsewhere in the directory (as a mounted ConfigMap's do), never out of it:
+    // what is out there (/proc/self/environ, a credentials file) would come back in an error message.
+    try {
+      target = await realpath(fullPath);
+    } catch (err) {
+      return { kind: 'unreadable', message: `cannot open ${name}: ${describeIoError(err)}` };
+    }
+    const rel = path.relative(within, target);
+    if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
+      return { kind: 'refused', message: `a link that leads out of the rules directory; ${what} must be in it` };
+    }
+  }
   let handle;
   try {
-    handle = await open(fullPath, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await open(target, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     return { kind: 'unreadable', message: `cannot open ${name}: ${describeIoError(err)}` };
   }

@@ -156,6 +156,31 @@ describe('aliases', () => {
   });
 });
 
+describe('tags', () => {
+  test('a collection tag (!!omap, !!set, !!pairs) is refused at the collection it tags, not read as an empty map that drops its rules', async () => {
+    const text = [
+      'planRequired:', //                                       1
+      '  agents: !!omap [ 0xW: { mode: side_effects } ]', //    2  the list at col 18
+      '  crews: !!set { desk }', //                             3  the map at col 16
+      'readGuard: { tools: !!pairs [ Read: { path: file_path } ] }', // 4 the list at col 29
+      '',
+    ].join('\n');
+    expect(await problems({ 't.yaml': text })).toEqual([
+      't.yaml:2:18: the tag !!omap is not allowed in rule files: write a plain map, list or value',
+      't.yaml:3:16: the tag !!set is not allowed in rule files: write a plain map, list or value',
+      't.yaml:4:29: the tag !!pairs is not allowed in rule files: write a plain map, list or value',
+    ]);
+    expect(await problems({ 'doc.yaml': '--- !!omap\n- planRequired: {}\n' })).toEqual([
+      'doc.yaml:2:1: the tag !!omap is not allowed in rule files: write a plain map, list or value',
+    ]);
+  });
+
+  test('the plain tags still read as they say', async () => {
+    const dir = await ruleDir({ 'p.yaml': 'planRequired:\n  agents:\n    !!str 0xW: !!map { mode: !!str side_effects, windowMin: !!int 5 }\n' });
+    expect((await loadRules(dir)).data.planRequired?.agents?.['0xW']).toMatchObject({ mode: 'side_effects', windowMin: 5 });
+  });
+});
+
 describe('conflicts across files name both places', () => {
   test('workspace, crew, agent, default class and tool entries', async () => {
     const a = [

@@ -110,6 +110,20 @@ describe('files', () => {
     expect(lines(err)).toEqual(['gone.yaml: cannot open gone.yaml: no such file or directory (ENOENT)']);
   });
 
+  test('a symlink out of the rules directory is refused unread: what is out there never reaches an error', async () => {
+    const outside = await ruleDir({ 'secret.txt': 'DATABASE_URL=postgres://u:hunter2@db' });
+    const dir = await ruleDir({ 'a.yaml': GOOD });
+    await symlink(path.join(outside, 'secret.txt'), path.join(dir, 'zz.yaml'));
+    await symlink('/proc/self/environ', path.join(dir, 'env.yaml'));
+    const err = await caught(() => loadRules(dir));
+    expect(err.code).toBe(ErrorCode.RulesInvalid);
+    expect(lines(err)).toEqual([
+      'env.yaml: a link that leads out of the rules directory; rule files must be in it',
+      'zz.yaml: a link that leads out of the rules directory; rule files must be in it',
+    ]);
+    expect(JSON.stringify(err)).not.toMatch(/hunter2|PATH=/);
+  });
+
   test('a symlink to a directory is skipped like a directory', async () => {
     const dir = await ruleDir({ 'a.yaml': GOOD });
     await mkdir(path.join(dir, 'real'));
