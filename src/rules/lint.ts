@@ -25,8 +25,9 @@ function soundsLikeAStart(name: string): boolean {
 }
 
 /**
- * The warnings for a set of normalized rules, each at the source of the
- * tool's listing (file:line:col of its key).
+ * The warnings for a set of normalized rules, each at the source of what
+ * it warns about (file:line:col of its key): a read-guard range that sounds
+ * like an offset, a reviewer channel the rules classify as an effect.
  *
  * @example
  * lintRules(data); // [{ file: 'rules/read.yaml', line: 4, col: 5, message: 'readGuard.tools["fs.read"]: range lists "offset", …' }]
@@ -47,6 +48,41 @@ export function lintRules(data: RulesData): Problem[] {
           `If it says where the read starts, ${fix}; if it is a count, ignore this warning.`,
       });
     }
+  }
+  out.push(...channelWarnings(data));
+  return out;
+}
+
+/** A simple reading of a tool pattern (`*` any run, `?` one character), for warnings only: the policy decides. */
+function patternMatches(pattern: string, tool: string): boolean {
+  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  return re.test(tool);
+}
+
+/**
+ * A reviewer channel the rules classify as an effect or a spend: the
+ * channel is exempt from plan-required and open during a hold, so every
+ * seat could call that tool without a plan, held or not.
+ */
+function channelWarnings(data: RulesData): Problem[] {
+  const gate = data.planningGate;
+  if (!gate) return [];
+  const named: Array<[string, { reviewerChannel?: string; source: string }]> = [
+    ...(gate.defaults ? [['planningGate.defaults', gate.defaults] as [string, typeof gate.defaults]] : []),
+    ...Object.entries(gate.profiles).map(([name, p]) => [`planningGate.profiles.${name}`, p] as [string, typeof p]),
+  ];
+  const out: Problem[] = [];
+  for (const [at, settings] of named) {
+    const channel = settings.reviewerChannel;
+    if (channel === undefined) continue;
+    const cls = data.tools.exact[channel] ?? data.tools.patterns.find((p) => patternMatches(p.pattern, channel))?.class;
+    if (cls !== 'effect' && cls !== 'spend') continue;
+    out.push({
+      ...where(settings.source),
+      message:
+        `${at}.reviewerChannel names ${JSON.stringify(channel)}, which the rules classify as ${cls}: the reviewer channel is exempt ` +
+        'from plan-required and stays open during a hold, so any seat could call it without a plan. Name a tool that only sends a plan, and classify it say.',
+    });
   }
   return out;
 }

@@ -62,6 +62,16 @@ describe('plangate CLI', () => {
     expect(warnings[1]!.message).toMatch(/remove it from range \(it is also under skip, and range wins\)/);
   });
 
+  it('check: warns about a reviewer channel the rules classify as an effect, which would open it to every seat without a plan', async () => {
+    const { rules } = workspace();
+    writeFileSync(join(rules, 'channel.yaml'), 'planningGate:\n  profiles:\n    loose: { reviewerChannel: Bash }\n    fine: { reviewerChannel: review.send }\ntools:\n  effect: [Bash]\n  say: [review.send]\n');
+    const warned = await cli(['check', rules, '--json']);
+    expect(warned.status).toBe(0);
+    const warnings = JSON.parse(warned.out).warnings as Array<{ message: string }>;
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.message).toMatch(/^planningGate\.profiles\.loose\.reviewerChannel names "Bash", which the rules classify as effect: .*without a plan/);
+  });
+
   it('decide: exit 3 with the refusal as JSON, exit 0 once the agent has planned; refusals are audited', async () => {
     const { env, dir } = workspace();
     expect((await cli(['org', 'crew', 'desk'], env)).status).toBe(0);
