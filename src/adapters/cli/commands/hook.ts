@@ -15,9 +15,10 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of process.stdin) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES + 1) break;
     chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    // Past the bound nothing more is read: what was read is already too large, and is refused as such.
+    if (size > MAX_PAYLOAD_BYTES) break;
   }
   return Buffer.concat(chunks).toString('utf8');
 }
