@@ -39,6 +39,15 @@ describe('plangate mcp with several upstreams', () => {
     return { w, up, h };
   }
 
+  /** A gateway in front of an upstream offering `deploy` and a tool named as the default reviewer channel, with 0xWORKER's client. */
+  async function channelNamedUpstream(rules: string) {
+    const w = makeWorld(rules);
+    const tools = ['plangate_submit_plan', 'deploy'].map((name) => ({ name, inputSchema: { type: 'object' } }));
+    const h = await httpHarness(w, [{ name: 'fake', kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', FAKE_SERVER, JSON.stringify({ tools })] }]);
+    closers.push(() => h.close());
+    return { h, c: await h.client('0xWORKER') };
+  }
+
   it('reads the tool lists again for unknown names at most once a second, one read shared by the calls that come meanwhile', async () => {
     const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
     const listLog = join(w.root, 'lists.log');
@@ -63,11 +72,7 @@ describe('plangate mcp with several upstreams', () => {
   }, 30_000);
 
   it("never forwards a call to the seat's reviewer channel, even where an upstream offers a tool of that name", async () => {
-    const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
-    const tools = ['plangate_submit_plan', 'deploy'].map((name) => ({ name, inputSchema: { type: 'object' } }));
-    const h = await httpHarness(w, [{ name: 'fake', kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', FAKE_SERVER, JSON.stringify({ tools })] }]);
-    closers.push(() => h.close());
-    const c = await h.client('0xWORKER');
+    const { h, c } = await channelNamedUpstream('planRequired:\n  workspace: { mode: side_effects }\n');
     // Listed once, as plangate's own tool.
     expect((await c.listTools()).tools.filter((t) => t.name === 'plangate_submit_plan')).toHaveLength(1);
     expect((await call(c, 'deploy')).structuredContent).toMatchObject({ code: 'plan_required:deploy:none' });
@@ -85,11 +90,7 @@ describe('plangate mcp with several upstreams', () => {
 
   it('never forwards the reviewer channel while plangate fails open either', async () => {
     // Rules that cannot be read from the start: plan-required fails open, and the decision names no channel.
-    const w = makeWorld('planRequired: [\n');
-    const tools = ['plangate_submit_plan', 'deploy'].map((name) => ({ name, inputSchema: { type: 'object' } }));
-    const h = await httpHarness(w, [{ name: 'fake', kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', FAKE_SERVER, JSON.stringify({ tools })] }]);
-    closers.push(() => h.close());
-    const c = await h.client('0xWORKER');
+    const { c } = await channelNamedUpstream('planRequired: [\n');
     expect(textOf(await call(c, 'deploy'))).toBe('deploy ran');
     const channel = await call(c, 'plangate_submit_plan', { plan: 'x' });
     expect(textOf(channel)).not.toContain('ran');

@@ -13,7 +13,7 @@ import { PlangateError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
 import type { DecideOptions } from '../../gate/gate.js';
-import type { ByteBudget } from './body-budget.js';
+import type { ByteBudget } from './limits.js';
 import type { Principal, TokenSet } from './auth.js';
 import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
 import { errorAnswer, HttpCode, HttpError, logLine, STATUS } from './errors.js';
@@ -178,6 +178,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const router = new Router();
   for (const register of [...DEFAULT_ROUTES, ...(options.routes ?? [])]) register(router, deps);
 
+  /** The principals of requests authorized before their bodies were read, by their headers: a token is checked once a request. */
+  const authorized = new WeakMap<IncomingHttpHeaders, Principal | undefined>();
+
   async function fetch(request: HttpRequest): Promise<HttpAnswer> {
     const method = request.method.toUpperCase();
     const q = request.url.indexOf('?');
@@ -193,7 +196,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       }
       route = match.route;
       const headers = request.headers ?? {};
-      principal = authorize(route, options.tokens, headers.authorization);
+      // Authorized already before its body was read (mayRead), else now.
+      principal = authorized.has(headers) ? authorized.get(headers) : authorize(route, options.tokens, headers.authorization);
       const body = parseBody(route, headers, request.body, bodyLimit);
       const reply = await route.handle({
         method: method as Method,
@@ -222,7 +226,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const match = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
     if (match.kind !== 'route') return false;
     try {
-      authorize(match.route, options.tokens, req.headers.authorization);
+      authorized.set(req.headers, authorize(match.route, options.tokens, req.headers.authorization));
       return true;
     } catch {
       return false;

@@ -31,7 +31,7 @@ export const HttpCode = {
   DocumentNotServed: 'document_not_served',
   /** `GET /v1/audit`: the audit sink in use cannot be read back. */
   AuditUnreadable: 'audit_unreadable',
-  /** Too many request bodies are being read at once (see body-budget.ts): retry in a moment. */
+  /** Too many request bodies are being read at once (see limits.ts): retry in a moment. */
   Busy: 'busy',
   /** Anything unexpected; the message never carries internals. */
   Internal: 'internal',

@@ -3,7 +3,7 @@
  * it is passed, without reading the rest), answer in-process, write the answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { busyError, PROCESS_BODY_BUDGET, readBody, SEND_TIMEOUT_MS, type ByteBudget } from './body-budget.js';
+import { busyError, PROCESS_BODY_BUDGET, readBody, SEND_TIMEOUT_MS, sendTimeout, type ByteBudget } from './limits.js';
 import { errorAnswer, HttpCode, HttpError } from './errors.js';
 import type { HttpAnswer, HttpRequest } from './app.js';
 
@@ -90,32 +90,20 @@ async function streamAnswer(answer: HttpAnswer, res: ServerResponse, streams: Se
     stop.abort();
     res.destroy();
   };
-  let stalled: NodeJS.Timeout | undefined;
-  const drained = (): void => {
-    clearTimeout(stalled);
-    stalled = undefined;
-  };
-  res.on('drain', drained);
-  res.on('close', () => {
-    drained();
-    stop.abort();
-  });
+  // The client has this long to take something once the socket is full.
+  const wrote = sendTimeout(res, sendTimeoutMs, drop);
+  res.on('close', () => stop.abort());
   // The connection closes with the stream, so a stopping server does not wait for it to go idle.
   res.writeHead(answer.status, { ...answer.headers, connection: 'close' });
   res.flushHeaders();
   const write = (chunk: string): void => {
     if (stop.signal.aborted) return;
     if (res.writableLength > STREAM_UNSENT_BYTES) return drop();
-    // The client has this long to take something once the socket is full.
-    if (!res.write(chunk) && stalled === undefined) {
-      stalled = setTimeout(drop, sendTimeoutMs);
-      stalled.unref();
-    }
+    wrote(res.write(chunk));
   };
   try {
     await (answer.stream as NonNullable<HttpAnswer['stream']>).run(Object.assign(write, { ready: () => !stop.signal.aborted && !res.writableNeedDrain }), stop.signal);
   } finally {
-    drained();
     streams.delete(stop);
     res.end();
   }

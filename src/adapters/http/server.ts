@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './body-budget.js';
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './limits.js';
 import type { HttpApp } from './app.js';
 
 export interface ListenOptions {

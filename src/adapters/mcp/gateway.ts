@@ -99,7 +99,8 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
   const upstreamRoots = new Map<string, readonly string[]>();
   for (const u of options.upstreams) {
     const roots = u.kind === 'http' ? [] : readRootsOf([u]);
-    if (roots.length || u.kind === 'http') upstreamRoots.set(u.name, roots);
+    // A stdio upstream with no directories of its own is checked in the gate's.
+    if (u.kind === 'http' || roots.length > 0) upstreamRoots.set(u.name, roots);
   }
   const pg = options.plangate;
   const sessions = new Set<GatewaySession>();
@@ -204,8 +205,8 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
   };
 }
 
-/** Throws unless an option left out or a whole number of at least `min`. */
-function wholeNumber(name: string, value: number | undefined, min: number): void {
+/** Throws unless an option is left out or a whole number of at least `min`. */
+export function wholeNumber(name: string, value: number | undefined, min: number): void {
   if (value !== undefined && (!Number.isSafeInteger(value) || value < min)) {
     throw new Error(`${name} must be a whole number of at least ${min}, not ${value}`);
   }

@@ -11,9 +11,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenSet } from '../http/auth.js';
-import { busyError, PROCESS_BODY_BUDGET, readBody as readBodyBytes, SEND_TIMEOUT_MS, type ByteBudget } from '../http/body-budget.js';
+import { busyError, PROCESS_BODY_BUDGET, readBody as readBodyBytes, SEND_TIMEOUT_MS, sendTimeout, type ByteBudget } from '../http/limits.js';
 import { HttpCode, HttpError } from '../http/errors.js';
-import type { McpGateway } from './gateway.js';
+import { wholeNumber, type McpGateway } from './gateway.js';
 import type { GatewaySession } from './session.js';
 import { handler, serve, type McpListener } from './status.js';
 
@@ -86,7 +86,7 @@ function makeRoom(open: Map<string, Open>, seat: string, most: number): boolean 
   return idle.length >= mine.length - most + 1;
 }
 
-/** Reads a JSON body, holding its bytes against `budget` while it arrives (see http/body-budget.ts). */
+/** Reads a JSON body, holding its bytes against `budget` while it arrives (see http/limits.ts). */
 async function readBody(req: IncomingMessage, limit: number, budget: ByteBudget): Promise<unknown> {
   const read = await readBodyBytes(req, limit, budget);
   if (read === 'aborted') return CLIENT_GONE;
@@ -102,30 +102,20 @@ async function readBody(req: IncomingMessage, limit: number, budget: ByteBudget)
 }
 
 /**
- * Drops a response whose client has stopped reading: once a write waits
- * for the socket to drain, the client has `ms` to take something. The
- * SDK's transport queues every message of a stream (the session's
+ * Drops a response whose client has stopped reading (see `sendTimeout`):
+ * the SDK's transport queues every message of a stream (the session's
  * notifications, a long call's progress) until it can be written, so a
  * stream held open by a client that reads nothing would otherwise grow in
- * memory for as long as it stays open.
+ * memory for as long as it stays open. The SDK writes through `res.write`.
  */
-function sendTimeout(res: ServerResponse, ms: number): void {
-  let timer: NodeJS.Timeout | undefined;
-  const drained = (): void => {
-    clearTimeout(timer);
-    timer = undefined;
-  };
+function dropWhenUnread(res: ServerResponse, ms: number): void {
+  const wrote = sendTimeout(res, ms);
   const write = res.write;
   res.write = function (this: ServerResponse, ...args: Parameters<ServerResponse['write']>): boolean {
-    const ok = write.apply(this, args);
-    if (!ok && timer === undefined) {
-      timer = setTimeout(() => res.destroy(), ms);
-      timer.unref();
-    }
-    return ok;
+    const taken = write.apply(this, args);
+    wrote(taken);
+    return taken;
   } as ServerResponse['write'];
-  res.on('drain', drained);
-  res.once('close', drained);
 }
 
 /** What a body read resolves to when its client went away before the end. */
@@ -144,10 +134,10 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   const limit = options.bodyLimit ?? MCP_BODY_LIMIT;
   const log = options.log ?? ((t: string) => void process.stderr.write(`${t}\n`));
   const perSeat = options.maxSessionsPerSeat ?? MCP_SESSIONS_PER_SEAT;
-  if (!Number.isInteger(perSeat) || perSeat < 1) throw new Error(`maxSessionsPerSeat must be a whole number of at least 1, not ${perSeat}`);
+  wholeNumber('maxSessionsPerSeat', perSeat, 1);
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    sendTimeout(res, options.sendTimeoutMs ?? SEND_TIMEOUT_MS);
+    dropWhenUnread(res, options.sendTimeoutMs ?? SEND_TIMEOUT_MS);
     const principal = options.tokens.authenticate(req.headers.authorization);
     if (principal.role !== 'agent') throw new HttpError(HttpCode.Forbidden, 'the MCP gateway takes agent tokens: the seat of every call comes from the token');
     const body = req.method === 'POST' ? await readBody(req, limit, options.bodyBudget ?? PROCESS_BODY_BUDGET) : undefined;

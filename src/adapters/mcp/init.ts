@@ -9,12 +9,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { NAMESPACE_SEPARATOR } from './names.js';
+import { MAX_LIST_PAGES, readToolList } from './upstream.js';
 
 /** Tool names a rule file can hold (the rules schema's toolName). */
 const RULE_TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:/@-]{0,255}$/;
 
-/** The most pages of tools read from a server: one that offers more pages than that is listed in part, and says so. */
-export const MAX_LIST_PAGES = 100;
+export { MAX_LIST_PAGES };
 
 /** Longest description kept in a comment. */
 const DESCRIPTION_CHARS = 160;
@@ -112,15 +112,7 @@ export async function listUpstreamTools(command: readonly string[]): Promise<{ t
   const client = new Client({ name: 'plangate-init', version: '0.1.0' });
   await client.connect(new StdioClientTransport({ command: cmd, args, stderr: 'ignore' }));
   try {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const r = await client.listTools(cursor !== undefined ? { cursor } : undefined);
-      tools.push(...r.tools);
-      cursor = r.nextCursor;
-      if (cursor === undefined) break;
-    }
-    return { tools, server: client.getServerVersion(), partial: cursor !== undefined };
+    return { ...(await readToolList(client)), server: client.getServerVersion() };
   } finally {
     await client.close();
   }

@@ -173,7 +173,6 @@ function send(url: URL, init: RequestInit | undefined, bound: MessageBound | und
   });
 }
 
-
 /** Ends `answer` with a `MessageTooLargeError` once a message in it passes the bound (the link is told first). */
 function measure(answer: IncomingMessage, bound: MessageBound): void {
   const size = measureFor(answer.headers['content-type'] ?? null);

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenSet } from '../http/auth.js';
-import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../http/body-budget.js';
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../http/limits.js';
 import { errorAnswer, HttpCode, HttpError } from '../http/errors.js';
 import type { McpGateway } from './gateway.js';
 

@@ -79,8 +79,27 @@ const STDIO_CHUNK_BYTES = 64 * 1024;
 /** How the SDK's stdio transport says a message passed its `maxBufferSize` (it then ends the process). */
 const STDIO_TOO_LARGE = /^ReadBuffer exceeded maximum size/;
 
-/** Pages of `tools/list` read at most (a server that never stops paging is cut off). */
-const MAX_PAGES = 100;
+/** Pages of `tools/list` read at most: a server that offers more is listed in part (one that never stops paging is cut off). */
+export const MAX_LIST_PAGES = 100;
+
+/**
+ * Every page of a server's tool list, up to {@link MAX_LIST_PAGES};
+ * `partial` says the server had more.
+ *
+ * @example
+ * const { tools, partial } = await readToolList(client);
+ */
+export async function readToolList(client: Client): Promise<{ tools: Tool[]; partial: boolean }> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const r = await client.listTools(cursor !== undefined ? { cursor } : undefined);
+    tools.push(...r.tools);
+    cursor = r.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return { tools, partial: cursor !== undefined };
+}
 
 /**
  * A live connection to one upstream that reconnects by itself.
@@ -183,15 +202,7 @@ export class UpstreamLink {
       keep([]);
       return;
     }
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const r = await client.listTools(cursor !== undefined ? { cursor } : undefined);
-      tools.push(...r.tools);
-      cursor = r.nextCursor;
-      if (cursor === undefined) break;
-    }
-    keep(tools);
+    keep((await readToolList(client)).tools);
   }
 
   /** Whether the tool list is being read again after a change (see {@link toolsSettled}). */
@@ -295,11 +306,10 @@ export class UpstreamLink {
     const spec = this.spec;
     if (spec.kind === 'http') {
       // Bound for this link's transport alone: a message too large takes this link down, no other.
-      let transport: StreamableHTTPClientTransport | undefined;
-      const onExceeded = () => {
+      const onExceeded = (): void => {
         if (this.client?.transport === transport || this.connecting?.transport === transport) this.tooLarge();
       };
-      transport = new StreamableHTTPClientTransport(new URL(spec.url), {
+      const transport = new StreamableHTTPClientTransport(new URL(spec.url), {
         fetch: createNodeFetch({ limit: this.maxMessageBytes, onExceeded }),
         ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}),
       });

@@ -28,10 +28,6 @@ import { REVIEW_ROLES } from './review.js';
  */
 const REVIEWER_TYPES: readonly AuditEventType[] = [...REFUSAL_EVENT_TYPES, 'ClaimRefused'];
 
-function forReviewers(e: AuditEvent): boolean {
-  return REVIEWER_TYPES.includes(e.type);
-}
-
 function withoutHostPaths(e: AuditEvent): AuditEvent {
   if (e.type !== 'ReadGuardBlocked') return e;
   const { resolved: _r, files, ...rest } = e;
@@ -105,7 +101,7 @@ export function registerAuditRoutes(router: Router, deps: HttpDeps): void {
       const asked = query.type === undefined ? [...REVIEWER_TYPES] : ([] as AuditEventType[]).concat(query.type).filter((t) => REVIEWER_TYPES.includes(t));
       if (asked.length === 0) return { body: { events: [], limit, limitReached: false } };
       const events = await deps.audit.query({ ...query, type: asked });
-      return { body: { events: events.filter(forReviewers).map(withoutHostPaths), limit, limitReached: events.length === limit } };
+      return { body: { events: events.map(withoutHostPaths), limit, limitReached: events.length === limit } };
     },
   });
 }

@@ -7,7 +7,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ByteBudget } from '../../src/adapters/http/body-budget.js';
+import { ByteBudget } from '../../src/adapters/http/limits.js';
 import { createMcpGateway } from '../../src/adapters/mcp/gateway.js';
 import { listenMcp } from '../../src/adapters/mcp/http.js';
 import { openPlangate } from '../../src/main/open.js';

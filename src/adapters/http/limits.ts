@@ -1,14 +1,16 @@
 /**
- * Reading requests within bounds. The bytes of request bodies a process
- * holds while it reads them are counted across every connection. A body is held whole before it is parsed, so without a
- * bound many clients that each start a large body and send it slowly (or
- * never finish it) take the memory every caller shares; the request
- * timeout frees each one only after 30 s. Past the bound a request is
- * answered 503 `busy` (with `Retry-After`) instead, and its body is not read.
+ * Requests and answers within bounds, for `plangate serve` and the MCP
+ * gateway alike. The bytes of request bodies a process holds while it
+ * reads them are counted across every connection: a body is held whole
+ * before it is parsed, so without a bound many clients that each start a
+ * large body and send it slowly (or never finish it) take the memory every
+ * caller shares; the request timeout frees each one only after 30 s. Past
+ * the bound a request is answered 503 `busy` (with `Retry-After`) instead,
+ * and its body is not read. An answer whose client reads nothing is
+ * dropped after the send timeout.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpCode, HttpError } from './errors.js';
-
 
 /** Most bytes of request bodies being read at once in one process: 64 MiB. */
 export const BODY_BYTES_READING = 64 * 1024 * 1024;
@@ -101,4 +103,28 @@ export function readBody(req: IncomingMessage, limit: number, budget: ByteBudget
     // Closed before its end (the client went away, the request timed out).
     req.on('close', () => finish('aborted'));
   });
+}
+
+/**
+ * Drops `res` when a write has waited `ms` for its socket to drain (see
+ * {@link SEND_TIMEOUT_MS}). Returns what to tell of each write: whether the
+ * socket took it (`res.write`'s answer).
+ *
+ * @example
+ * const wrote = sendTimeout(res, SEND_TIMEOUT_MS);
+ * wrote(res.write(chunk));
+ */
+export function sendTimeout(res: ServerResponse, ms: number, drop: () => void = () => res.destroy()): (taken: boolean) => void {
+  let timer: NodeJS.Timeout | undefined;
+  const drained = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  res.on('drain', drained);
+  res.once('close', drained);
+  return (taken) => {
+    if (taken || timer !== undefined) return;
+    timer = setTimeout(drop, ms);
+    timer.unref();
+  };
 }
