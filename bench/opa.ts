@@ -60,6 +60,21 @@ export interface OpaBenchResult {
 const us = (ns: number | undefined): number => Math.round((ns ?? NaN) / 100) / 10;
 
 /**
+ * One `opa bench` of `query` on `input` (a JSON file), the policy and data
+ * named by `sources` (`-b bundle.tar.gz`, or `-d` folders and files).
+ *
+ * @example
+ * opaBenchOnce(opa.bin, ['-b', 'bundle.tar.gz'], 'input.json', 'data.plangate.decide');
+ */
+export function opaBenchOnce(bin: string, sources: readonly string[], input: string, query: string): Omit<OpaBenchResult, 'query' | 'input'> {
+  const r = spawnSync(bin, ['bench', ...sources, '-i', input, '--format', 'json', query], { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 });
+  if (r.status !== 0) throw new Error(`opa bench ${query} failed: ${r.stderr}`);
+  const out = JSON.parse(r.stdout) as { N: number; T: number; MemAllocs: number; Extra: Record<string, number> };
+  const h = (k: string): number | undefined => out.Extra[`histogram_timer_rego_query_eval_ns_${k}`];
+  return { n: out.N, medianUs: us(h('median')), p90Us: us(h('90%')), p99Us: us(h('99%')), meanUs: us(h('mean')), allocsPerOp: Math.round(out.MemAllocs / out.N) };
+}
+
+/**
  * Runs `opa bench -b bundle.tar.gz -i input.json QUERY` for every query and
  * input on the bundle of `rules`, or returns null without OPA.
  */
@@ -74,13 +89,7 @@ export async function runOpaBench(rules: RulesData, inputs: Record<string, Polic
     for (const [name, input] of Object.entries(inputs)) {
       const file = join(dir, `${name}.json`);
       writeFileSync(file, JSON.stringify(input));
-      for (const query of queries) {
-        const r = spawnSync(opa.bin, ['bench', '-b', bundle, '-i', file, '--format', 'json', query], { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 });
-        if (r.status !== 0) throw new Error(`opa bench ${query} failed: ${r.stderr}`);
-        const out = JSON.parse(r.stdout) as { N: number; T: number; MemAllocs: number; Extra: Record<string, number> };
-        const h = (k: string): number | undefined => out.Extra[`histogram_timer_rego_query_eval_ns_${k}`];
-        results.push({ query, input: name, n: out.N, medianUs: us(h('median')), p90Us: us(h('90%')), p99Us: us(h('99%')), meanUs: us(h('mean')), allocsPerOp: Math.round(out.MemAllocs / out.N) });
-      }
+      for (const query of queries) results.push({ query, input: name, ...opaBenchOnce(opa.bin, ['-b', bundle], file, query) });
     }
     return { version: opa.version, command: 'opa bench -b bundle.tar.gz -i input.json --format json QUERY', results };
   } finally {

@@ -45,6 +45,7 @@ async function main(): Promise<void> {
   const rules = withIndexes(world.rules);
   const tmp = mkdtempSync(join(os.tmpdir(), 'plangate-variants-'));
   const ops: Record<string, (i: number) => unknown> = {};
+  let allSame = true;
   try {
     let reference: string[] | undefined;
     for (const [k, dir] of dirs.entries()) {
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
       if (differs >= 0 && process.env['BENCH_VARIANTS_ANSWERS'] === 'differ') {
         const n = answers.filter((a, i) => a !== (reference as string[])[i]).length;
         process.stdout.write(`${dir} answers ${n} of ${CALLS} inputs otherwise than ${dirs[0]} (allowed by BENCH_VARIANTS_ANSWERS=differ)\n`);
+        allSame = false;
       } else if (differs >= 0) {
         throw new Error(`${dir} answers input ${differs} otherwise than ${dirs[0]}:\n  ${(reference as string[])[differs]}\n  ${answers[differs]}\ninput: ${JSON.stringify(world.inputs[differs])}`);
       }
@@ -74,7 +76,8 @@ async function main(): Promise<void> {
   ops['the floor'] = (i) => floor(world.inputs[i % CALLS] as object, 'floor/allow');
   const samples = await interleave(N, 3_000, 20, ops);
   const facts = world.inputs.reduce((n, x) => n + x.messages.length, 0) / CALLS;
-  process.stdout.write(`${ENTRYPOINT} of each version, same answers on all ${CALLS} inputs (${facts.toFixed(2)} facts each), interleaved; µs\n`);
+  const agreement = allSame ? `same answers on all ${CALLS} inputs` : `${CALLS} inputs, not all answered alike`;
+  process.stdout.write(`${ENTRYPOINT} of each version, ${agreement} (${facts.toFixed(2)} facts each), interleaved; µs\n`);
   process.stdout.write(`${'version'.padEnd(40)}${'p50'.padStart(8)}${'p99'.padStart(8)}\n`);
   for (const [name, s] of Object.entries(samples)) {
     const x = summarize(s);
