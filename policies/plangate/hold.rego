@@ -11,7 +11,9 @@ import data.plangate.planning
 
 channel := planning.in_force("reviewerChannel").value
 
-whitelist := planning.in_force("whitelist").value
+whitelist_setting := planning.in_force("whitelist")
+
+whitelist := whitelist_setting.value
 
 hold := input.hold if is_object(input.hold)
 
@@ -23,7 +25,7 @@ held if is_object(input.hold)
 exempt := "reviewer_channel" if {
 	input.call.tool == channel
 } else := "whitelist" if {
-	planning.matches(input.call.tool, whitelist)
+	planning.whitelisted(input.call.tool, whitelist_setting)
 }
 
 default refused := false

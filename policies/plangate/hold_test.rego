@@ -29,6 +29,19 @@ test_whitelisted_tools_stay_open if {
 	}
 }
 
+test_whitelisted_tools_stay_open_by_the_whitelist_index if {
+	rules := object.union(gx.rules, {"index": {"whitelists": {
+		"defaults": {"exact": {"fs.read_file": true}, "byFirst": {"g": [{"pattern": "github.get_*", "shape": "prefix", "prefix": "github.get_", "suffix": "", "literals": 11}]}},
+		"profiles": {},
+	}}})
+	every tool in [gx.read_file, "github.get_pull_request"] {
+		v := hold.verdict with input as gx.held(tool, {}) with data.plangate.rules as rules
+		v.exempt == "whitelist"
+		v.refused == false
+	}
+	hold.refused with input as gx.held("github.merge", {}) with data.plangate.rules as rules
+}
+
 test_reviewer_channel_stays_open if {
 	v := hold.verdict with input as gx.held(gx.channel, {}) with data.plangate.rules as gx.rules
 	v.refused == false

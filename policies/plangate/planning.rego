@@ -93,6 +93,28 @@ matches(tool, entries) if {
 	glob.match(entry, classify.no_delimiter, tool)
 }
 
+# whitelisted(tool, s) holds when the tool is on the whitelist setting s (as
+# in_force gives it). The host indexes each whitelist when it normalizes the
+# rules (index.whitelists, see src/core/patterns.ts): a plain name is looked
+# up, and only the patterns whose prefix can start the tool name are tried,
+# by their shape (only one of no simpler shape whose prefix and suffix fit
+# is glob-matched). A data document without the index has its list matched
+# entry by entry (matches), each entry compiled as a glob.
+whitelisted(tool, s) if {
+	whitelist_index(s).exact[tool]
+} else if {
+	index := whitelist_index(s)
+	some e in array.concat(object.get(index.byFirst, substring(tool, 0, 1), []), object.get(index.byFirst, "", []))
+	classify.pattern_matches(e, tool)
+} else if {
+	not whitelist_index(s)
+	matches(tool, s.value)
+}
+
+whitelist_index(s) := data.plangate.rules.index.whitelists.profiles[s.profile] if s.from == "profile"
+
+whitelist_index(s) := data.plangate.rules.index.whitelists.defaults if s.from == "defaults"
+
 # where describes where a setting came from, for messages.
 where(s) := concat("", ["profile ", s.profile, at(s)]) if s.from == "profile"
 

@@ -101,6 +101,51 @@ test_matches_exact_names_and_patterns if {
 	not planning.matches("a.b", ["[a].b", "{a,x}.b"])
 }
 
+# The index the host computes for the fixtures' whitelists (whitelistIndex
+# in src/core/patterns.ts): the defaults' and those of the profiles that set one.
+whitelists := {
+	"defaults": {
+		"exact": {"fs.read_file": true},
+		"byFirst": {"g": [{"pattern": "github.get_*", "shape": "prefix", "prefix": "github.get_", "suffix": "", "literals": 11}]},
+	},
+	"profiles": {
+		"open": {"exact": {}, "byFirst": {"": [{"pattern": "*", "shape": "prefix", "prefix": "", "suffix": "", "literals": 0}]}},
+		"quiet": {"exact": {}, "byFirst": {}},
+	},
+}
+
+indexed_rules := object.union(gx.rules, {"index": {"whitelists": whitelists}})
+
+test_whitelisted_by_the_index_as_by_the_list if {
+	settings := [
+		{"value": gx.defaults.whitelist, "from": "defaults"},
+		{"value": ["*"], "from": "profile", "profile": "open"},
+		{"value": [], "from": "profile", "profile": "quiet"},
+		{"value": [], "from": "builtin"},
+	]
+	tools := ["fs.read_file", "fs.read_file_x", "github.get_issue", "github.merge", "g", "", "with space", "x"]
+	every s in settings {
+		every tool in tools {
+			listed := {true | planning.matches(tool, s.value)}
+			indexed := {true | planning.whitelisted(tool, s)} with data.plangate.rules as indexed_rules
+			plain := {true | planning.whitelisted(tool, s)} with data.plangate.rules as gx.rules
+			indexed == listed
+			plain == listed
+		}
+	}
+	planning.whitelisted("github.get_issue", settings[0]) with data.plangate.rules as indexed_rules
+	planning.whitelisted("anything", settings[1]) with data.plangate.rules as indexed_rules
+	not planning.whitelisted("with space", settings[1]) with data.plangate.rules as indexed_rules
+}
+
+test_the_index_is_read_when_present if {
+	# an index that disagrees with its list (a document no host builds) shows which is read
+	odd := object.union(gx.rules, {"index": {"whitelists": {"profiles": {}, "defaults": {"exact": {"only.this": true}, "byFirst": {}}}}})
+	s := {"value": gx.defaults.whitelist, "from": "defaults"}
+	planning.whitelisted("only.this", s) with data.plangate.rules as odd
+	not planning.whitelisted("fs.read_file", s) with data.plangate.rules as odd
+}
+
 test_where_names_the_origin if {
 	planning.where({"value": 1, "from": "profile", "profile": "strict", "source": "a.yaml:1:2"}) == "profile strict (a.yaml:1:2)"
 	planning.where({"value": 1, "from": "profile", "profile": "strict"}) == "profile strict"

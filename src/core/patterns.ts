@@ -2,9 +2,10 @@
  * Tool patterns as data the policy can match without compiling them: each
  * pattern's shape, literal prefix and suffix and number of literal
  * characters, indexed by the first character of its prefix. Computed once
- * when the rules are normalized; the matching itself stays in the policy
- * (policies/plangate/classify.rego), which falls back to the patterns as
- * written when a data document has no index.
+ * when the rules are normalized, for the tool-class patterns and for each
+ * planning-gate whitelist; the matching itself stays in the policy
+ * (policies/plangate/classify.rego, planning.rego), which falls back to the
+ * patterns as written when a data document has no index.
  */
 import type { RulesData, ToolClass } from './rules.js';
 
@@ -16,9 +17,9 @@ import type { RulesData, ToolClass } from './rules.js';
  */
 export type PatternShape = 'prefix' | 'suffix' | 'infix' | 'glob' | 'never';
 
-export interface PatternEntry {
+/** A pattern as the policy matches it, without compiling it. */
+export interface PatternShapeEntry {
   pattern: string;
-  class: ToolClass;
   shape: PatternShape;
   /** The text before the first wildcard. */
   prefix: string;
@@ -30,6 +31,11 @@ export interface PatternEntry {
   literals: number;
 }
 
+/** A tool-class pattern's entry: its shape and the class it gives. */
+export interface PatternEntry extends PatternShapeEntry {
+  class: ToolClass;
+}
+
 /** Patterns by the first character of their prefix; `""` holds those whose prefix is empty. */
 export interface ToolMatchIndex {
   byFirst: Record<string, PatternEntry[]>;
@@ -39,24 +45,34 @@ export interface ToolMatchIndex {
 const WELL_FORMED = /^[A-Za-z0-9_.:/@*?-]+$/;
 
 /**
- * One pattern's entry.
+ * One pattern's shape.
  *
  * @example
- * patternEntry('github.get_*', 'read') // { shape: 'prefix', prefix: 'github.get_', suffix: '', literals: 11, … }
+ * patternShape('github.get_*') // { shape: 'prefix', prefix: 'github.get_', suffix: '', literals: 11, … }
  */
-export function patternEntry(pattern: string, cls: ToolClass): PatternEntry {
+export function patternShape(pattern: string): PatternShapeEntry {
   const first = pattern.search(/[*?]/);
   const last = Math.max(pattern.lastIndexOf('*'), pattern.lastIndexOf('?'));
   const prefix = first === -1 ? pattern : pattern.slice(0, first);
   const suffix = last === -1 ? '' : pattern.slice(last + 1);
   const literals = pattern.replace(/[*?]/g, '').length;
-  const base = { pattern, class: cls, prefix, suffix, literals };
+  const base = { pattern, prefix, suffix, literals };
   if (!WELL_FORMED.test(pattern)) return { ...base, shape: 'never' };
   const middle = pattern.slice(1, -1);
   if (/^[^*?]*\*$/.test(pattern)) return { ...base, shape: 'prefix' };
   if (/^\*[^*?]+$/.test(pattern)) return { ...base, shape: 'suffix' };
   if (/^\*[^*?]+\*$/.test(pattern)) return { ...base, shape: 'infix', infix: middle };
   return { ...base, shape: 'glob' };
+}
+
+/**
+ * One tool-class pattern's entry.
+ *
+ * @example
+ * patternEntry('github.get_*', 'read') // { shape: 'prefix', prefix: 'github.get_', class: 'read', … }
+ */
+export function patternEntry(pattern: string, cls: ToolClass): PatternEntry {
+  return { ...patternShape(pattern), class: cls };
 }
 
 /**
@@ -73,6 +89,36 @@ export function toolMatchIndex(patterns: ReadonlyArray<{ pattern: string; class:
     (byFirst[key] ??= []).push(entry);
   }
   return { byFirst };
+}
+
+/**
+ * A whitelist as the policy matches it: its plain names (`exact`) and its
+ * `*`/`?` patterns by the first character of their prefix (`byFirst`). A
+ * name with a character no tool name holds is left out: as a pattern it
+ * never matches.
+ */
+export interface WhitelistIndex {
+  exact: Record<string, true>;
+  byFirst: Record<string, PatternShapeEntry[]>;
+}
+
+/**
+ * The index of one whitelist.
+ *
+ * @example
+ * whitelistIndex(['fs.read_file', 'github.get_*']) // { exact: { 'fs.read_file': true }, byFirst: { g: [{ shape: 'prefix', … }] } }
+ */
+export function whitelistIndex(entries: readonly string[]): WhitelistIndex {
+  const exact: Record<string, true> = Object.create(null);
+  const byFirst: Record<string, PatternShapeEntry[]> = Object.create(null);
+  for (const pattern of entries) {
+    if (typeof pattern !== 'string') continue;
+    const entry = patternShape(pattern);
+    if (entry.shape === 'never') continue;
+    if (!/[*?]/.test(pattern)) exact[pattern] = true;
+    else (byFirst[entry.prefix.slice(0, 1)] ??= []).push(entry);
+  }
+  return { exact, byFirst };
 }
 
 /**
