@@ -1,4 +1,5 @@
-// npm test: the Rego checks (scripts/check-policy.mjs), a type-checked build,
+// npm test: the Rego checks (scripts/check-policy.mjs), the generated schema
+// validators (scripts/build-validators.mjs), a type-checked build,
 // then the vitest suite; ends with one plain summary line "N passed, N failed".
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +13,8 @@ function step(cmd, args) {
 }
 
 let status = step(process.execPath, ['scripts/check-policy.mjs']);
+// The standalone schema validators the sources import (src/*/generated/), made from the schemas as they are now.
+if (status === 0) status = step(process.execPath, ['scripts/build-validators.mjs']);
 if (status === 0) status = step('npx', ['tsc', '-p', '.']);
 if (status === 0) status = step('npx', ['tsc', '-p', 'tsconfig.test.json']);
 if (status === 0) status = step('npx', ['tsc', '-p', 'src/adapters/console/web/tsconfig.json']);

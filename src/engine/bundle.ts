@@ -10,7 +10,6 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { create as createTar } from 'tar';
 import type { RulesData } from '../core/types.js';
 import { DEFAULT_WASM_URL, ENTRYPOINTS } from './policy.js';
 
@@ -67,6 +66,8 @@ export async function writeBundle(options: BundleOptions): Promise<BundleResult>
     const files = ['.manifest', 'data.json', 'policy.wasm', ...rego.map((f) => `policies/plangate/${f}`)];
     await mkdir(dirname(options.out), { recursive: true });
     const tmp = join(dirname(options.out), `.${basename(options.out)}.${process.pid}.tmp`);
+    // tar is loaded only to write a bundle (plangate compile), not by every command that opens the engine.
+    const { create: createTar } = await import('tar');
     await createTar({ gzip: true, cwd: stage, file: tmp, portable: true, mtime: new Date(0) }, files);
     await rename(tmp, options.out);
     return { out: options.out, files, wasmSha256 };

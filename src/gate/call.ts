@@ -2,15 +2,19 @@
  * Validating a call before it reaches the policy: a malformed call is an
  * error with a reason, never a decision.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { ErrorCode, PlangateError, type Problem } from '../core/errors.js';
 import { checkJson, checkText } from '../core/json.js';
 import { RESERVED_IDS } from '../core/threads.js';
 import type { Call, ToolHints } from '../core/types.js';
+import { validate as validateCallSchema } from './generated/call-validator.js';
 
-const schema = JSON.parse(readFileSync(new URL('../../schemas/call.schema.json', import.meta.url), 'utf8'));
-const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
+/**
+ * The call schema (schemas/call.schema.json) as a standalone validator,
+ * generated at build time (scripts/build-validators.mjs): nothing compiles
+ * it when a process starts.
+ */
+const validate = validateCallSchema as ValidateFunction;
 
 /** A call after validation, with its time resolved to epoch milliseconds. */
 export interface CheckedCall {

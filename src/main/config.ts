@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_WASM_URL } from '../engine/policy.js';
-import { POSTGRES_URL, redactUrl } from '../facts/postgres/pool.js';
+import { POSTGRES_URL, redactUrl } from '../facts/postgres/url.js';
 
 export interface Paths {
   /** Directory of YAML rule files. */

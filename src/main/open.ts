@@ -12,24 +12,21 @@ import type { AuditSink } from '../audit/port.js';
 import { createDecisionLog } from '../audit/decision-log.js';
 import { createJsonlAuditSink } from '../audit/jsonl.js';
 import type { Decision, PolicyInput } from '../core/types.js';
-import { createPostgresAuditSink } from '../audit/postgres.js';
 import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
-import { clockSkew } from '../facts/postgres/clock.js';
-import { createPool } from '../facts/postgres/pool.js';
-import { openPostgresStore, type PostgresStore } from '../facts/postgres/store.js';
+import type { PostgresStore } from '../facts/postgres/store.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../facts/sqlite/store.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, storeKind, type Paths } from './config.js';
-import { followHoldChanges } from './hold-watch.js';
+import type { HoldWatch } from '../facts/postgres/listen.js';
 import { readHoldsAtStart, type HoldsAtStart } from './holds-at-start.js';
 import { watchClock, type ClockWatch } from './clock-watch.js';
 import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
 import { withAudit, withClock, type RuntimeStatus, type StatusSource } from './status.js';
-import { watchPolicyInputs, type PolicyWatcher } from './watch.js';
+import type { PolicyWatcher } from './watch.js';
 
 export interface Plangate extends StatusSource {
   gate: Gate;
@@ -125,6 +122,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
       audit = options.auditSink;
     } else if (storeKind(paths.audit) === 'postgres') {
       const shared = paths.audit === paths.store && 'pool' in store ? (store as PostgresStore).pool : undefined;
+      const [{ createPostgresAuditSink }, { createPool }] = await Promise.all([import('../audit/postgres.js'), import('../facts/postgres/pool.js')]);
       // The sink is also an AuditReader (query()): every replica's events, from any replica.
       audit = await createPostgresAuditSink(shared ?? createPool(paths.audit), { ownsPool: shared === undefined });
     } else {
@@ -153,7 +151,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
     onStoreError: () => {},
   });
-  let holdWatch: Awaited<ReturnType<typeof followHoldChanges>> | undefined;
+  let holdWatch: HoldWatch | undefined;
   let holdsRead: HoldsAtStart | undefined;
   let clockWatch: ClockWatch | undefined;
   let watcher: PolicyWatcher | undefined;
@@ -170,14 +168,21 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   try {
     // With a store shared by replicas, holds changed through the others are known here at once. Followed
     // from before the holds on record are read, so that a hold placed in between is not missed.
-    if (storeKind(paths.store) === 'postgres' && !options.storeInstance) holdWatch = await followHoldChanges(paths.store, gate, log);
+    if (storeKind(paths.store) === 'postgres' && !options.storeInstance) {
+      const { followHoldChanges } = await import('./hold-watch.js');
+      holdWatch = await followHoldChanges(paths.store, gate, log);
+    }
     // Holds on record at start are known before the first decision, so they hold even if the store fails right away.
     // If they cannot be read, no agent is let through a failing store until they have been (see UNREAD_HOLDS_ON_STORE_FAILURE).
     holdsRead = await readHoldsAtStart(gate, log);
     // Replicas stamp and judge plans by their own clocks: one that is off the database's says so.
-    if ('pool' in store) clockWatch = await watchClock(() => clockSkew((store as PostgresStore).pool, options.clock ?? Date.now), log);
+    if ('pool' in store) {
+      const { clockSkew } = await import('../facts/postgres/clock.js');
+      clockWatch = await watchClock(() => clockSkew((store as PostgresStore).pool, options.clock ?? Date.now), log);
+    }
     if (options.watch) {
       const tuning = typeof options.watch === 'object' ? options.watch : {};
+      const { watchPolicyInputs } = await import('./watch.js');
       watcher = watchPolicyInputs({
         rulesDir: paths.rules,
         policy: paths.policy,
@@ -229,8 +234,11 @@ export async function openStore(path: string, options: SqliteStoreOptions = {}):
   switch (storeKind(path)) {
     case 'memory':
       return createMemoryStore();
-    case 'postgres':
+    case 'postgres': {
+      // PostgreSQL's driver is loaded only for a store that needs it: a one-shot command (a hook) starts sooner.
+      const { openPostgresStore } = await import('../facts/postgres/store.js');
       return openPostgresStore(path);
+    }
     default:
       return openSqliteStore(path, options);
   }

@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv } from './ajv.js';
 import { isScalar } from 'yaml';
 import { ErrorCode, formatProblem, PlangateError, type Problem } from '../core/errors.js';
 import type { PlanRule } from '../core/types.js';
@@ -36,7 +37,7 @@ let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
   if (!compiled) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true });
+    const ajv = createAjv({ allErrors: true, strict: true, verbose: true });
     ajv.addSchema(rulesSchema());
     compiled = ajv.compile(JSON.parse(readFileSync(BLUEPRINT_SCHEMA_URL, 'utf8')) as object);
   }

@@ -8,7 +8,6 @@
  * rule reader ignore it.
  */
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { ErrorCode, PlangateError } from '../core/errors.js';
 
 /** The lock's name inside the rules directory. */
@@ -39,6 +38,8 @@ export async function withEditLock<T>(dir: string, edit: () => Promise<T>): Prom
  * edit then fails on its own, reading or writing, with the usual message.
  */
 async function acquire(dir: string): Promise<(() => Promise<void>) | undefined> {
+  // Loaded on first use: only the commands that edit rules take the lock.
+  const { default: lockfile } = await import('proper-lockfile');
   const deadline = Date.now() + WAIT_MS;
   for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
     try {

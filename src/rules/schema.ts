@@ -3,14 +3,20 @@
  * every error turned into a located, human sentence.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Problem } from '../core/errors.js';
+import { validate as generatedRulesValidator } from './generated/rules-validator.js';
 import { describePath, isRecord, toPointer, type ParsedRuleFile, type PathSegment } from './parse.js';
 
 /** Where the rule-file schema lives (`schemas/rules.schema.json` in the package). */
 export const RULES_SCHEMA_URL = new URL('../../schemas/rules.schema.json', import.meta.url);
 
-let compiled: ValidateFunction | undefined;
+/**
+ * The rule-file schema as a standalone validator (allErrors, strict,
+ * verbose), generated at build time (scripts/build-validators.mjs): nothing
+ * compiles it when a process starts.
+ */
+const validateRulesSchema = generatedRulesValidator as ValidateFunction;
 
 /**
  * The rule-file schema as a plain object.
@@ -22,11 +28,6 @@ export function rulesSchema(): Record<string, unknown> {
   return JSON.parse(readFileSync(RULES_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
 }
 
-function validator(): ValidateFunction {
-  compiled ??= new Ajv2020({ allErrors: true, strict: true, verbose: true }).compile(rulesSchema());
-  return compiled;
-}
-
 /**
  * Validates one parsed rule file; returns one problem per violation, each
  * located at the offending node (or key), e.g.
@@ -36,7 +37,7 @@ function validator(): ValidateFunction {
  * const problems = validateRuleFile(parsed); // [] when valid
  */
 export function validateRuleFile(parsed: ParsedRuleFile): Problem[] {
-  return validateParsed(validator(), parsed);
+  return validateParsed(validateRulesSchema, parsed);
 }
 
 /**

@@ -17,6 +17,7 @@ import { readFile } from 'node:fs/promises';
 import { ErrorCode, PlangateError, type Problem } from '../../core/errors.js';
 import { HttpCode, HttpError } from './errors.js';
 import { checkSchema } from './schemas.js';
+import { TOKENS_ENV, TOKENS_FILE_ENV } from './token-env.js';
 
 export const ROLES = ['agent', 'operator', 'policy', 'reviewer', 'orchestrator'] as const;
 export type Role = (typeof ROLES)[number];
@@ -51,9 +52,7 @@ export interface TokenSet {
   readonly size: number;
 }
 
-/** The environment variables tokens are read from. */
-export const TOKENS_ENV = 'PLANGATE_TOKENS';
-export const TOKENS_FILE_ENV = 'PLANGATE_TOKENS_FILE';
+export { TOKENS_ENV, TOKENS_FILE_ENV };
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 

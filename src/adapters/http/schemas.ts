@@ -4,20 +4,33 @@
  * that fails never reaches the gate; the answer names each field.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { ErrorCode, PlangateError, type Problem } from '../../core/errors.js';
+import { createAjv } from '../../rules/ajv.js';
 
 const SCHEMAS = new URL('../../../schemas/', import.meta.url);
 const HTTP_SCHEMAS = new URL('http/', SCHEMAS);
 
-const ajv = new Ajv2020({ allErrors: true, strict: true });
-// The call schema is shared with the gate, so ids and tool names have one definition.
-ajv.addSchema(JSON.parse(readFileSync(new URL('call.schema.json', SCHEMAS), 'utf8')));
-const byName = new Map<string, ValidateFunction>();
-for (const file of readdirSync(HTTP_SCHEMAS).filter((f) => f.endsWith('.schema.json')).sort()) {
-  const schema = JSON.parse(readFileSync(new URL(file, HTTP_SCHEMAS), 'utf8'));
-  ajv.addSchema(schema);
-  byName.set(file.replace(/\.schema\.json$/, ''), ajv.getSchema(schema.$id) as ValidateFunction);
+let compiled: Map<string, ValidateFunction> | undefined;
+
+/**
+ * Every schema of `schemas/http/`, compiled on first use: a command that
+ * never checks a request or a configuration file (a hook) does not pay for
+ * compiling them.
+ */
+function validators(): Map<string, ValidateFunction> {
+  if (compiled) return compiled;
+  const ajv = createAjv({ allErrors: true, strict: true });
+  // The call schema is shared with the gate, so ids and tool names have one definition.
+  ajv.addSchema(JSON.parse(readFileSync(new URL('call.schema.json', SCHEMAS), 'utf8')));
+  const byName = new Map<string, ValidateFunction>();
+  for (const file of readdirSync(HTTP_SCHEMAS).filter((f) => f.endsWith('.schema.json')).sort()) {
+    const schema = JSON.parse(readFileSync(new URL(file, HTTP_SCHEMAS), 'utf8'));
+    ajv.addSchema(schema);
+    byName.set(file.replace(/\.schema\.json$/, ''), ajv.getSchema(schema.$id) as ValidateFunction);
+  }
+  compiled = byName;
+  return byName;
 }
 
 /**
@@ -29,7 +42,7 @@ for (const file of readdirSync(HTTP_SCHEMAS).filter((f) => f.endsWith('.schema.j
  * checkSchema('say', body, 'body'); // throws: body.kind is required; body: unknown field "author"
  */
 export function checkSchema<T>(name: string, value: unknown, where = 'body'): T {
-  const validate = byName.get(name);
+  const validate = validators().get(name);
   if (!validate) throw new Error(`no schema named ${name}`);
   if (validate(value)) return value as T;
   const errors = validate.errors ?? [];

@@ -8,16 +8,7 @@
 import { ErrorCode as RpcCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { storeErrorShown } from '../../core/errors.js';
 import type { CallDeps } from './calls.js';
-
-/**
- * The most requests one session may have in flight at once: the gated ones
- * (`tools/call`, `resources/read`, `prompts/get`) and those passed through
- * (the lists, subscriptions, completions, the log level); not `ping`. Each
- * is decided or read from the store, and held open upstream until it is
- * answered; a client that sends more at once gets {@link BUSY_RPC_CODE} for
- * the extra ones, and nothing of them is decided or forwarded.
- */
-export const MAX_CALLS_IN_FLIGHT = 64;
+import { MAX_CALLS_IN_FLIGHT } from './limits.js';
 
 /** The JSON-RPC error code of a request over a session's bound of requests in flight (in the range left to servers). */
 export const BUSY_RPC_CODE = -32031;

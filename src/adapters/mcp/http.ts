@@ -16,6 +16,7 @@ import { HttpCode, HttpError } from '../http/errors.js';
 import { wholeNumber, type McpGateway } from './gateway.js';
 import type { GatewaySession } from './session.js';
 import { handler, serve, type McpListener } from './status.js';
+import { MCP_SESSIONS_PER_SEAT } from './limits.js';
 
 export interface McpListenOptions {
   host?: string;
@@ -52,8 +53,6 @@ export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 /** Default time a session may go without a request before it is closed. */
 export const MCP_SESSION_IDLE_MS = 60 * 60 * 1000;
 
-/** Default most sessions one seat may hold open. */
-export const MCP_SESSIONS_PER_SEAT = 16;
 
 interface Open {
   transport: StreamableHTTPServerTransport;

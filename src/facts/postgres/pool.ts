@@ -20,9 +20,6 @@ export interface PostgresOptions {
   onIdleError?: (error: Error) => void;
 }
 
-/** The `postgres://` and `postgresql://` URL schemes. */
-export const POSTGRES_URL = /^postgres(ql)?:\/\//i;
-
 /** int8 (`bigint`) comes back as a number: ids and epoch milliseconds stay below 2^53. */
 const INT8_OID = 20;
 const types = {
@@ -31,22 +28,6 @@ const types = {
     return pg.types.getTypeParser(oid, format as 'text');
   },
 };
-
-/**
- * The URL without its password, for logs and errors.
- *
- * @example
- * redactUrl('postgres://app:secret@db:5432/plangate') // 'postgres://app:***@db:5432/plangate'
- */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, ':***@');
-  }
-}
 
 /**
  * The URL with `plan_cache_mode=force_generic_plan` added to its startup

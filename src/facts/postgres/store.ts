@@ -29,7 +29,8 @@ import {
 } from '../validate.js';
 import { toFact, toHold, toMessage, toRun, type FactRow, type HoldRow, type MessageRow, type RunRow } from '../rows.js';
 import { createPostgresHolds } from './holds.js';
-import { createPool, inTransaction, POSTGRES_URL, redactUrl, storeFailure, type PostgresOptions } from './pool.js';
+import { createPool, inTransaction, storeFailure, type PostgresOptions } from './pool.js';
+import { POSTGRES_URL, redactUrl } from './url.js';
 import { createPostgresRuns } from './runs.js';
 import { STORE_MIGRATIONS } from './migrations.js';
 import { DECISION_FACTS_SQL, SQL } from './schema.js';

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv } from '../../rules/ajv.js';
 import { isPair, isScalar, visit } from 'yaml';
 import type { Problem } from '../../core/errors.js';
 import { MAX_ALIAS_COUNT } from '../../rules/aliases.js';
@@ -66,7 +67,7 @@ export interface Suite {
 let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
-  compiled ??= new Ajv2020({ allErrors: true, strict: true, verbose: true }).compile(JSON.parse(readFileSync(SUITE_SCHEMA_URL, 'utf8')));
+  compiled ??= createAjv({ allErrors: true, strict: true, verbose: true }).compile(JSON.parse(readFileSync(SUITE_SCHEMA_URL, 'utf8')));
   return compiled;
 }
 

@@ -5,7 +5,6 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
-import { listUpstreamTools, MAX_LIST_PAGES, starterRules } from '../../mcp/init.js';
 import { checkUpstreamName } from '../../mcp/names.js';
 import { EXIT } from '../exit.js';
 import type { CommandContext } from '../main.js';
@@ -21,6 +20,8 @@ export function registerInit(program: Command, { io, wrap }: CommandContext): vo
     .action(wrap(async (command: string[], opts: { out?: string; namespace?: string }) => {
       if (command.length === 0) throw new PlangateError(ErrorCode.InvalidInput, 'plangate init --from-mcp needs the server command after --');
       if (opts.namespace !== undefined) checkUpstreamName(opts.namespace);
+      // The MCP SDK is loaded for this command alone.
+      const { listUpstreamTools, MAX_LIST_PAGES, starterRules } = await import('../../mcp/init.js');
       let listed;
       try {
         listed = await listUpstreamTools(command);
