@@ -24,6 +24,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { createMemoryAuditSink } from '../src/audit/memory.js';
 import type { Call } from '../src/core/types.js';
 import { createMemoryStore } from '../src/facts/memory/store.js';
@@ -313,7 +314,7 @@ export function formatReloadBench(r: ReloadBenchResults): string {
 }
 
 // Run alone: node --expose-gc --import tsx bench/reload.ts
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const r = await runReloadBench({ log: (s) => void process.stderr.write(`${s}\n`) });
   process.stdout.write(formatReloadBench(r));
 }

@@ -104,7 +104,8 @@ whitelisted(tool, s) if {
 	whitelist_index(s).exact[tool]
 } else if {
 	index := whitelist_index(s)
-	some e in array.concat(object.get(index.byFirst, substring(tool, 0, 1), []), object.get(index.byFirst, "", []))
+	some first in {substring(tool, 0, 1), ""}
+	some e in object.get(index.byFirst, first, [])
 	classify.pattern_matches(e, tool)
 } else if {
 	not whitelist_index(s)

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { generate, VALIDATORS } from '../../scripts/build-validators.mjs';
+import { generate, VALIDATORS } from '../../scripts/validators.mjs';
 import { checkCall } from '../../src/gate/call.js';
 import { validateRuleFile } from '../../src/rules/schema.js';
 import { parseRuleFile } from '../../src/rules/parse.js';

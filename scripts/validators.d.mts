@@ -1,4 +1,4 @@
-// Types of the parts of build-validators.mjs that TypeScript (tests) calls.
+// Types of validators.mjs, for TypeScript (tests).
 export interface GeneratedValidator {
   /** Where the generated module is written, relative to the package's root. */
   file: string;
