@@ -92,6 +92,13 @@ export function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/** A long-running command's SIGHUP handler, as reopenAuditOnHup installs it. */
+export interface AuditHup {
+  attach(pg: Pick<Plangate, 'audit' | 'paths'>): void;
+  stopping(): void;
+  off(): void;
+}
+
 /**
  * SIGHUP reopens the audit file, so a log rotation that moved it away gets a
  * fresh one. The handler is installed when the command starts, before
@@ -108,7 +115,7 @@ export function untilSignal(): Promise<NodeJS.Signals> {
  * const pg = await openFromOptions(cmd, io); hup.attach(pg);
  * await untilSignal(); hup.stopping(); await pg.close(); hup.off();
  */
-export function reopenAuditOnHup(io: Io): { attach(pg: Pick<Plangate, 'audit' | 'paths'>): void; stopping(): void; off(): void } {
+export function reopenAuditOnHup(io: Io): AuditHup {
   let stopping = false;
   let pg: Pick<Plangate, 'audit' | 'paths'> | undefined;
   let pending = false;

@@ -53,7 +53,6 @@ export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 /** Default time a session may go without a request before it is closed. */
 export const MCP_SESSION_IDLE_MS = 60 * 60 * 1000;
 
-
 interface Open {
   transport: StreamableHTTPServerTransport;
   session: GatewaySession;

@@ -17,7 +17,7 @@ import { listenMcp } from '../../mcp/http.js';
 import { listenStatus } from '../../mcp/status.js';
 import { EXIT } from '../exit.js';
 import type { Io } from '../io.js';
-import { openFromOptions, untilSignal, type reopenAuditOnHup } from '../shared.js';
+import { openFromOptions, untilSignal, type AuditHup } from '../shared.js';
 
 export interface McpOptions {
   agent?: string;
@@ -44,7 +44,7 @@ function hostPort(value: string, option = '--listen'): { host: string; port: num
  * Runs the gateway with the command's options until its client goes away or
  * a signal stops it; `hup` is the SIGHUP handler the command installed first.
  */
-export async function runMcp(command: string[], opts: McpOptions, cmd: Command, io: Io, hup: ReturnType<typeof reopenAuditOnHup>): Promise<number> {
+export async function runMcp(command: string[], opts: McpOptions, cmd: Command, io: Io, hup: AuditHup): Promise<number> {
   if (!opts.listen && (opts.agent === undefined || !isValidId(opts.agent))) {
     throw new PlangateError(ErrorCode.InvalidInput, 'plangate mcp over stdio needs --agent SEAT: the seat every call acts as (never taken from a tool argument)');
   }

@@ -20,7 +20,7 @@ import { listen } from '../../http/server.js';
 import { EXIT } from '../exit.js';
 import type { Io } from '../io.js';
 import type { GlobalOptions } from '../main.js';
-import { openFromOptions, untilSignal, type reopenAuditOnHup } from '../shared.js';
+import { openFromOptions, untilSignal, type AuditHup } from '../shared.js';
 import { DEMO_SEATS } from './serve.js';
 
 export interface ServeOptions {
@@ -51,7 +51,7 @@ async function initTokens(file: string, seats: string[], io: Io): Promise<void> 
  * Serves with the command's options until a signal stops it; `hup` is the
  * SIGHUP handler the command installed first.
  */
-export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: ReturnType<typeof reopenAuditOnHup>): Promise<number> {
+export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: AuditHup): Promise<number> {
   if (opts.initTokens !== undefined) {
     if (!opts.tokens) throw new PlangateError(ErrorCode.InvalidInput, '--init-tokens needs --tokens FILE (where to keep the digests)');
     if (!existsSync(opts.tokens)) {
