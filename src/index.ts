@@ -45,7 +45,7 @@ export { createMemoryAuditSink } from './audit/memory.js';
 export { loadRules, type LoadedRules } from './rules/load.js';
 export { openPlangate, openStore, type Plangate, type OpenOptions, type WatchTuning } from './main/open.js';
 export { resolvePaths, DEFAULT_PATHS, PATH_ENV, type Paths } from './main/config.js';
-// How each check fails (README, "Failing open"); the decisions built without the policy are internal.
+// How each check fails (docs/concepts/failing-open-and-closed.md); the decisions built without the policy are internal.
 export {
   PLAN_REQUIRED_ON_POLICY_FAILURE,
   PLAN_REQUIRED_ON_STORE_FAILURE,

@@ -1,7 +1,7 @@
 /**
  * The facts the policy is given: messages, lineages, holds, files, runs and
  * delegations, and the policy input built from them. Every fact has a party
- * entitled to assert it (see the README's trust model).
+ * entitled to assert it (see docs/concepts/trust-model.md).
  */
 
 import type { ToolHints } from './call.js';

@@ -1,9 +1,10 @@
 /**
- * The README's CI recipe runs as written: the commands of "What a reviewer
- * sees" run in a Git repository holding the example rules on origin/main and
- * a change on HEAD, with a decision log recorded on the old rules, and print
- * what the README shows. `PLANGATE_UPDATE_README=1` rewrites the block from
- * the run (never edit it by hand).
+ * The CI recipe of docs/guides/testing-rule-changes.md runs as written: the
+ * commands of "What a reviewer sees" run in a Git repository holding the
+ * example rules on origin/main and a change on HEAD, with a decision log
+ * recorded on the old rules, and print what the page shows.
+ * `PLANGATE_UPDATE_DOCS=1` rewrites the block from the run (never edit it by
+ * hand).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,10 +12,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPlangate } from '../../src/main/open.js';
 import { cli, tempDir } from '../cli/run.js';
+import { ROOT, snippet, snippetBlock } from '../docs/snippets.js';
 import { EXAMPLES } from './support.js';
 
-const README_URL = new URL('../../README.md', import.meta.url);
-const TITLE = '### What a reviewer sees';
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const MIN = 60_000;
 
@@ -61,31 +61,18 @@ async function makeRepo(): Promise<string> {
   return repo;
 }
 
-function block(readme: string): { start: number; end: number; text: string } {
-  const at = readme.indexOf(TITLE);
-  expect(at).toBeGreaterThan(-1);
-  const open = readme.indexOf('```console\n', at);
-  const start = open + '```console\n'.length;
-  const end = readme.indexOf('```', start);
-  return { start, end, text: readme.slice(start, end) };
-}
-
-describe('the README CI recipe', () => {
+describe('the CI recipe of the docs', () => {
   it('the suite example is a valid suite that passes on the example rules', async () => {
-    const readme = readFileSync(README_URL, 'utf8');
-    const at = readme.indexOf('### `plangate test`');
-    const m = /```yaml\n([\s\S]*?)```/.exec(readme.slice(at));
     const dir = tempDir('plangate-readme-suite-');
     cpSync(EXAMPLES, dir, { recursive: true });
-    writeFileSync(join(dir, 'desk.test.yaml'), m?.[1] ?? '');
+    writeFileSync(join(dir, 'desk.test.yaml'), snippet('suite'));
     const r = await cli(['test', dir]);
     expect(r.out).toMatch(/plangate test: 2 passed, 0 failed, 0 errors in 1 suite/);
   });
 
   it('prints what a reviewer sees', async () => {
     const repo = await makeRepo();
-    const readme = readFileSync(README_URL, 'utf8');
-    const shown = block(readme);
+    const shown = snippetBlock('reviewer');
     const commands = shown.text.split('\n').filter((l) => l.startsWith('$ ')).map((l) => l.slice(2));
     expect(commands.length).toBe(2);
     const transcript: string[] = [];
@@ -96,8 +83,10 @@ describe('the README CI recipe', () => {
       transcript.push(`$ ${command}`, out, `# exit ${r.status}`);
     }
     const text = `${transcript.join('\n')}\n`;
-    if (process.env['PLANGATE_UPDATE_README'] === '1') {
-      writeFileSync(README_URL, readme.slice(0, shown.start) + text + readme.slice(shown.end));
+    if (process.env['PLANGATE_UPDATE_DOCS'] === '1') {
+      const file = join(ROOT, shown.file);
+      const page = readFileSync(file, 'utf8');
+      writeFileSync(file, page.slice(0, shown.start) + text + page.slice(shown.end));
       return;
     }
     expect(shown.text).toBe(text);

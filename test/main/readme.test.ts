@@ -1,33 +1,19 @@
 /**
- * The README's operations sections run as written: the environment's worked
- * example (commands and their output), the blueprint and the shadow-mode
- * YAML.
+ * The operations snippets of docs/ run as written: the environment's worked
+ * example (commands and their output, docs/reference/environment.md), the
+ * blueprint and the shadow-mode YAML (docs/guides/rules-and-blueprints.md).
  */
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBlueprint } from '../../src/rules/blueprint.js';
 import { checkRules } from '../../src/rules/load.js';
 import { cli, tempDir } from '../cli/run.js';
+import { snippet } from '../docs/snippets.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-
-function section(title: string): string {
-  const start = README.indexOf(title);
-  expect(start).toBeGreaterThan(-1);
-  const next = README.indexOf('\n#', start + title.length);
-  return README.slice(start, next === -1 ? undefined : next);
-}
-
-function block(text: string, lang: string): string {
-  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(text);
-  expect(m).not.toBeNull();
-  return m?.[1] ?? '';
-}
-
-describe('the README', () => {
+describe('the operations docs', () => {
   it('environment precedence: the worked example prints what it shows', async () => {
-    const lines = block(section('### Configuration from the environment'), 'console').trimEnd().split('\n');
+    const lines = snippet('environment').trimEnd().split('\n');
     const dir = tempDir();
     const rules = join(dir, 'rules');
     cpSync(join(import.meta.dirname, '..', '..', 'examples', 'rules'), rules, { recursive: true });
@@ -58,14 +44,14 @@ describe('the README', () => {
   });
 
   it('the blueprint example is a valid blueprint', () => {
-    const { blueprint, problems } = parseBlueprint('trading-desk.yaml', block(section('### Crew blueprints'), 'yaml'));
+    const { blueprint, problems } = parseBlueprint('trading-desk.yaml', snippet('blueprint'));
     expect(problems).toEqual([]);
     expect(blueprint).toMatchObject({ name: 'trading-desk', parent: 'desk', agents: ['0xTRADER1', '0xTRADER2'] });
     expect(blueprint?.recommends.planRequired).toMatchObject({ mode: 'side_effects', windowMin: 15, acceptUpstream: true });
   });
 
   it('the shadow-mode example is a valid rule file with enforce: false', () => {
-    const check = checkRules([{ file: 'shadow.yaml', text: block(section('### Shadow mode'), 'yaml') }]);
+    const check = checkRules([{ file: 'shadow.yaml', text: snippet('shadow') }]);
     expect(check.problems).toEqual([]);
     expect(check.data?.planRequired.crews['desk']).toMatchObject({ mode: 'side_effects', enforce: false });
   });

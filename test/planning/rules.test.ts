@@ -116,14 +116,14 @@ describe('planning-gate rules', () => {
   });
 });
 
-describe('the README', () => {
-  it('shows planning-gate settings that load, and the hold message they produce', async () => {
-    const { readFileSync } = await import('node:fs');
+describe('the docs', () => {
+  it('show planning-gate settings that load, and the hold message they produce', async () => {
     const { planningWorld } = await import('./support.js');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Planning gate and read guard'));
-    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-    const message = (/```\n(planning_hold:[\s\S]*?)```/.exec(section)?.[1] ?? '').trim().split('\n').join(' ');
+    const { blocksOf, snippet, SNIPPETS } = await import('../docs/snippets.js');
+    const yaml = snippet('planningGate');
+    const shown = blocksOf(SNIPPETS.planningGate.file).find((b) => b.lang === '' && b.text.startsWith('planning_hold:'));
+    expect(shown).toBeDefined();
+    const message = (shown?.text ?? '').trim().split('\n').join(' ');
     const w = await planningWorld(`planRequired:\n  workspace: { mode: side_effects }\n${yaml}`);
     await w.gate.holds.place('0xWORKER', { by: 'ops-alice', task: 'Refactor the auth middleware' });
     const d = await w.gate.decide({ agent: '0xWORKER', tool: 'github.merge_pull_request' });

@@ -1,7 +1,7 @@
 /**
  * An independent reference model of plan-required mode, written from
- * DESIGN.md ("Plan-required mode", "Trust model") and the README's runs and
- * delegations, and nothing else: not from the Rego, not from the gate, not
+ * DESIGN.md ("Plan-required mode", "Trust model") and
+ * docs/concepts/runs-and-delegations.md, and nothing else: not from the Rego, not from the gate, not
  * from the stores.
  *
  * It is deliberately plain and slow. It sees every message in the world

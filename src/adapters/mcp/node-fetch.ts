@@ -3,7 +3,7 @@
  * (or `node:https`) on a keep-alive agent, answered as a web `Response` for
  * the SDK's client transport. Every `tools/call` through the gateway pays
  * for one upstream request, and with this the gateway spends about a sixth
- * less CPU per forwarded call than with Node's fetch (see BENCHMARKS.md).
+ * less CPU per forwarded call than with Node's fetch (see docs/performance-history.md).
  * Each request gets an abort listener of its own on the caller's signal,
  * removed when the request is done: the SDK passes one connection-wide
  * signal to every request, and a listener per request left to garbage
