@@ -19,7 +19,7 @@ export interface SnippetPlace {
 
 export const SNIPPETS = {
   runsBound: { file: 'docs/concepts/runs-and-delegations.md', heading: '# Runs and delegations', lang: 'yaml' },
-  planningGate: { file: 'docs/concepts/holds-and-read-guard.md', heading: '# Planning gate and read guard', lang: 'yaml' },
+  planningGate: { file: 'docs/concepts/holds-and-read-guard.md', heading: '## The settings', lang: 'yaml' },
   rules: { file: 'docs/guides/rules-and-blueprints.md', heading: '# Rules and blueprints', lang: 'yaml' },
   blueprint: { file: 'docs/guides/rules-and-blueprints.md', heading: '## Crew blueprints', lang: 'yaml' },
   shadow: { file: 'docs/guides/rules-and-blueprints.md', heading: '## Shadow mode', lang: 'yaml' },

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPlangate } from '../../src/main/open.js';
 import { cli, tempDir } from '../cli/run.js';
-import { ROOT, snippet, snippetBlock } from '../docs/snippets.js';
-import { EXAMPLES } from './support.js';
+import { ROOT, snippet, snippetBlock } from './snippets.js';
+import { EXAMPLES } from '../authoring/support.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const MIN = 60_000;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseBlueprint } from '../../src/rules/blueprint.js';
 import { checkRules } from '../../src/rules/load.js';
 import { cli, tempDir } from '../cli/run.js';
-import { snippet } from '../docs/snippets.js';
+import { snippet } from './snippets.js';
 
 describe('the operations docs', () => {
   it('environment precedence: the worked example prints what it shows', async () => {
