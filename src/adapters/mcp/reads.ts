@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import { ErrorCode as RpcCode, McpError, type GetPromptRequest, type ReadResourceRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Decision, ToolHints } from '../../core/types.js';
-import { decide, forward, forwardedMeta, runOf, shown, type CallDeps, type Meta } from './calls.js';
+import { decide, forward, upstreamMeta, runOf, shown, type CallDeps, type Meta } from './calls.js';
 import { refusalResult } from './results.js';
 import type { Extra, GatewaySession } from './session.js';
 import { UpstreamDownError, type UpstreamLink } from './upstream.js';
@@ -48,7 +48,7 @@ async function forwardOrDown(session: GatewaySession, link: UpstreamLink, reques
  */
 export function forwardRequest(session: GatewaySession, deps: CallDeps, link: UpstreamLink, method: string, params: Record<string, unknown>, extra: Extra) {
   const { _meta, ...rest } = params;
-  const meta = forwardedMeta(_meta as Meta);
+  const meta = upstreamMeta(_meta as Meta);
   return forwardOrDown(session, link, { method, params: { ...rest, ...(meta ? { _meta: meta } : {}) } }, extra, deps);
 }
 
