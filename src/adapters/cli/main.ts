@@ -3,8 +3,6 @@
  * wires them into one program and turns outcomes into exit statuses.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { ErrorCode, PlangateError } from '../../core/errors.js';
-import { undecidable } from '../hook/pretooluse.js';
 import { EXIT, exitFor, usageExit } from './exit.js';
 import { printError, processIo, type Io } from './io.js';
 import { registerAudit } from './commands/audit.js';
@@ -13,7 +11,7 @@ import { registerCheck } from './commands/check.js';
 import { registerCompile } from './commands/compile.js';
 import { registerDecide } from './commands/decide.js';
 import { registerHolds } from './commands/holds.js';
-import { registerHook } from './commands/hook.js';
+import { misconfiguredHook, registerHook, writeReply } from './commands/hook.js';
 import { registerInit } from './commands/init.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerOrg } from './commands/org.js';
@@ -103,8 +101,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       const command = argv.find((a) => program.commands.some((c) => c.name() === a));
       // A host lets the call through a hook that exits with an error: a misconfigured hook denies.
       if (command === 'hook') {
-        io.out(undecidable(new PlangateError(ErrorCode.InvalidInput, `plangate hook is misconfigured: ${error.message.replace(/^error: /, '')}`)).trimEnd());
-        return EXIT.ok;
+        const { reply, log } = await misconfiguredHook(argv, error.message.replace(/^error: /, ''));
+        return writeReply(io, reply, log);
       }
       return usageExit(command);
     }

@@ -7,11 +7,12 @@
 import { Counter, Gauge } from 'prom-client';
 import { threadsToFetch } from '../../core/threads.js';
 import type { Gate } from '../../gate/gate.js';
+import { reviewerChannels } from '../../main/channel.js';
 import type { Plangate } from '../../main/open.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import type { CallOutcome } from './calls.js';
 import { readRootsOf } from './config.js';
-import { checkUpstreamName, DEFAULT_REVIEWER_CHANNEL } from './names.js';
+import { checkUpstreamName } from './names.js';
 import { MIN_UPSTREAM_MESSAGE_BYTES } from './message-bound.js';
 import { GatewaySession } from './session.js';
 import type { Backoff, UpstreamSpec } from './upstream.js';
@@ -134,11 +135,7 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
     async threadsFor(agent: string) {
       return threadsToFetch(await pg.store.lineage(agent));
     },
-    async channelFor(agent: string) {
-      const engine = pg.engine;
-      if (!engine) return DEFAULT_REVIEWER_CHANNEL;
-      return engine.planning(await pg.store.lineage(agent)).reviewerChannel.value;
-    },
+    channelFor: reviewerChannels(pg),
     count(tool: string, outcome: CallOutcome) {
       calls.inc({ tool, outcome });
     },
