@@ -136,8 +136,13 @@ export function readHookPayload(text: string, format?: string): HookPayload | Ho
   return { contract, doc: payload };
 }
 
+/** Why an allowed call was let through, where a granting reply says it. */
+export const ALLOWED_NOTE = 'plangate: no check refuses this call';
+/** Why a call of plangate's own tool was let through. */
+export const OWN_TOOL_NOTE = 'plangate: its own tool, never gated';
+
 function allowedNote(decision: Decision): string {
-  return decision.failOpen ? `plangate failed open: ${FAILURE_SHOWN_TO_AGENTS[decision.failOpen.cause]}` : 'plangate: no check refuses this call';
+  return decision.failOpen ? `plangate failed open: ${FAILURE_SHOWN_TO_AGENTS[decision.failOpen.cause]}` : ALLOWED_NOTE;
 }
 
 /**
@@ -188,7 +193,7 @@ export async function decideHook(deps: ToolCallDeps, payload: HookPayload, optio
     }, {
       refuse: (r) => replyFor(contract, r.decision, grant, doc),
       // The host calls plangate's server, which answers the tool: the hook only lets it through.
-      own: () => contract.allow('plangate: its own tool, never gated', grant, doc),
+      own: () => contract.allow(OWN_TOOL_NOTE, grant, doc),
       // The host runs the tool itself.
       forward: (decision) => replyFor(contract, decision, grant, doc),
     });

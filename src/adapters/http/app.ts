@@ -31,6 +31,7 @@ import { registerRulesRoutes } from './routes/rules.js';
 import { registerRulesViewRoutes } from './routes/rules-view.js';
 import { registerSayRoutes } from './routes/say.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerHookRoutes } from './routes/hooks.js';
 import { registerWhoamiRoutes } from './routes/whoami.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
 import { authorize, parseBody } from './request.js';
@@ -52,6 +53,7 @@ export const DEFAULT_ROUTES: ReadonlyArray<RouteModule<HttpDeps>> = [
   registerRulesViewRoutes,
   registerWhoamiRoutes,
   registerRunRoutes,
+  registerHookRoutes,
 ];
 
 export interface HttpAppOptions {
@@ -75,6 +77,8 @@ export interface HttpAppOptions {
   metrics?: Metrics;
   /** Reads the audit trail back for `GET /v1/audit`; without it that route answers 503 `audit_unreadable`. */
   audit?: AuditReader;
+  /** The seat's reviewer channel as the rules name it, for `POST /v1/hooks/:host` (without it, the built-in name). */
+  channelFor?: (seat: string) => Promise<string>;
   /**
    * Called for an unexpected error (an answer 500), and for a store error
    * whose message the caller was not shown (see `STORE_ERROR_SHOWN`). Never
@@ -162,6 +166,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     status,
     metrics,
     audit: options.audit,
+    ...(options.channelFor ? { channelFor: options.channelFor } : {}),
     onError,
     decide: async (call: Call, decideOptions?: DecideOptions): Promise<Decision> => {
       const t0 = process.hrtime.bigint();

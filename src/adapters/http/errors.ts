@@ -23,6 +23,8 @@ export const HttpCode = {
   MalformedJson: 'malformed_json',
   /** `POST /mcp/call`: no executor is configured for this tool. */
   NoExecutor: 'no_executor',
+  /** `POST /v1/hooks/:host`: plangate has no hook contract for this host. */
+  UnknownHost: 'unknown_host',
   /** The executor could not be reached, or its answer was too large or cut off. */
   UpstreamFailed: 'upstream_failed',
   /** The executor did not answer in time. */
@@ -53,6 +55,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.NotFound]: 404,
   [HttpCode.RouteNotFound]: 404,
   [HttpCode.NoExecutor]: 404,
+  [HttpCode.UnknownHost]: 404,
   [HttpCode.DocumentNotServed]: 404,
   [HttpCode.MethodNotAllowed]: 405,
   [ErrorCode.PlanRequired]: 409,

@@ -91,7 +91,6 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
     if (names.has(u.name)) throw new Error(`upstream name "${u.name}" is used twice`);
     names.add(u.name);
   }
-  if (options.upstreams.length === 0) throw new Error('the gateway needs at least one upstream');
   wholeNumber('maxCallsPerSession', options.maxCallsPerSession, 1);
   wholeNumber('maxUpstreamMessageBytes', options.maxUpstreamMessageBytes, MIN_UPSTREAM_MESSAGE_BYTES);
   // Each stdio upstream's own directories: a call to its tools is read-guarded where it reads. A

@@ -25,6 +25,7 @@ export interface McpOptions {
   name?: string;
   upstream: string[];
   upstreams?: string;
+  plangateToolsOnly?: boolean;
   listen?: string;
   tokens?: string;
   readRoot: string[];
@@ -56,6 +57,7 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
     ...(opts.name !== undefined ? { name: opts.name } : {}),
     urls: opts.upstream,
     ...(opts.upstreams !== undefined ? { file: opts.upstreams } : {}),
+    ...(opts.plangateToolsOnly ? { none: true } : {}),
   });
   const tokens = opts.listen || opts.tokens || io.env[TOKENS_ENV] ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env }) : undefined;
   const roots = opts.readRoot.length ? opts.readRoot : readRootsOf(upstreams);
@@ -85,7 +87,7 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
         log: (t) => io.err(t),
         ...(opts.maxSessionsPerSeat !== undefined ? { maxSessionsPerSeat: opts.maxSessionsPerSeat } : {}),
       });
-      io.err(`plangate mcp: serving ${listener.url} in front of ${upstreams.map((u) => u.name).join(', ')}; ${tokens.size} token(s)`);
+      io.err(`plangate mcp: serving ${listener.url} ${fronted(upstreams)}; ${tokens.size} token(s)`);
       const signal = await untilSignal();
       io.err(`plangate mcp: ${signal}: stopping`);
       await listener.close();
@@ -114,7 +116,7 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
         }),
         signal,
       ]);
-      io.err(`plangate mcp: ${opts.agent} over stdio, in front of ${upstreams.map((u) => u.name).join(', ')}`);
+      io.err(`plangate mcp: ${opts.agent} over stdio, ${fronted(upstreams)}`);
       io.err(`plangate mcp: stopping: ${await ended}`);
       await status?.close();
     }
@@ -124,4 +126,9 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
     await pg.close();
   }
   return EXIT.ok;
+}
+
+/** What the gateway serves, for its start-up line. */
+function fronted(upstreams: readonly { name: string }[]): string {
+  return upstreams.length > 0 ? `in front of ${upstreams.map((u) => u.name).join(', ')}` : "with plangate's own tools alone";
 }

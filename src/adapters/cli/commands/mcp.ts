@@ -23,6 +23,7 @@ export function registerMcp(program: Command, { io, wrap }: CommandContext): voi
     .addOption(new Option('--name <name>', 'the name of the upstream given after -- (default "upstream")'))
     .addOption(new Option('--upstream <[name=]url>', 'a Streamable HTTP upstream (repeatable)').argParser(collect).default([]))
     .addOption(new Option('--upstreams <file>', 'a JSON file naming several upstreams: { "upstreams": { NAME: { "command", "args" } | { "url" } } }'))
+    .addOption(new Option('--plangate-tools-only', "no upstream: serve plangate's own tools alone (plangate_say, the reviewer channel), for an agent host that gates its other tools with plangate hook"))
     .addOption(new Option('--listen <host:port>', 'serve clients over Streamable HTTP at /mcp instead of stdio (seats from bearer tokens)'))
     .addOption(new Option('--max-sessions-per-seat <n>', `with --listen: most sessions one seat holds open; past it the least recently used idle one is closed (default ${MCP_SESSIONS_PER_SEAT})`).argParser(integer('--max-sessions-per-seat', 1)))
     .addOption(new Option('--max-calls-per-session <n>', `most requests (tool calls, reads, lists, completions) one session may have in flight at once; past it a request is answered busy (default ${MAX_CALLS_IN_FLIGHT})`).argParser(integer('--max-calls-per-session', 1)))
