@@ -156,3 +156,17 @@ describe('plangate-hook-forward', () => {
     }
   });
 });
+
+describe('the hooks-over-HTTP guide', () => {
+  it("shows hook settings that are JSON naming the route and the forwarder, and the forwarder's variables", async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'guides', 'hooks-over-http.md'), 'utf8');
+    const blocks = [...text.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] as string, body: m[2] as string }));
+    const settings = blocks.filter((b) => b.lang === 'json').map((b) => JSON.parse(b.body) as { hooks: { PreToolUse: Array<{ hooks: Array<{ type: string; url?: string; command?: string }> }> } });
+    const hooks = settings.flatMap((s) => s.hooks.PreToolUse.flatMap((m) => m.hooks));
+    expect(hooks.map((h) => h.url ?? h.command)).toEqual(['http://127.0.0.1:8787/v1/hooks/claude-code', '/opt/plangate/bin/plangate-hook-forward claude-code']);
+    const sh = blocks.filter((b) => b.lang === 'sh').map((b) => b.body).join('\n');
+    const script = readFileSync(FORWARD, 'utf8');
+    for (const name of [...sh.matchAll(/export (\w+)=/g)].map((m) => m[1] as string)) expect(script, name).toContain(`\${${name}`);
+  });
+});
