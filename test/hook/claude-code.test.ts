@@ -69,6 +69,11 @@ describe("Claude Code's hook, on the command line and over HTTP", () => {
     for (const name of ['shell.json', 'write.json', 'read.json', 'mcp-call.json', 'plan.json', 'garbage.txt']) {
       expect(await runs['http']!(recorded(HOST, name)), name).toEqual(await runs['cli']!(recorded(HOST, name)));
     }
+    // Counted once per call, by door and outcome: 3 refused and 3 left to the host (plan.json is plangate's own) over HTTP, then again.
+    const metrics = (await app.request('GET', '/metrics')).text;
+    expect(metrics).toContain('plangate_tool_calls_total{door="hook:claude-code",outcome="refused"} 6');
+    expect(metrics).toContain('plangate_tool_calls_total{door="hook:claude-code",outcome="allowed"} 2');
+    expect(metrics).toContain('plangate_tool_calls_total{door="hook:claude-code",outcome="own"} 2');
     const audit = readFileSync(w.audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; agent: string; tool: string });
     expect(audit.filter((e) => e.type === 'PlanRequiredBlocked').map((e) => e.tool)).toEqual([
       'Bash', 'Write', 'mcp__github__merge_pull_request', 'Bash', 'Write', 'mcp__github__merge_pull_request', 'Bash', 'Bash', 'Write', 'Write', 'mcp__github__merge_pull_request', 'mcp__github__merge_pull_request',

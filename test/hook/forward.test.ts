@@ -31,6 +31,8 @@ function forward(host: string, payload: string, env: Record<string, string>): Pr
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
   child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  // A forwarder that blocks before reading stdin (no URL, no token) closes it unread.
+  child.stdin.on('error', () => {});
   child.stdin.end(payload);
   return new Promise((resolve) => child.once('close', (code) => resolve({ stdout, stderr, exitCode: code ?? -1 })));
 }

@@ -6,6 +6,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Decision } from '../../core/types.js';
+import type { CallOutcome } from '../../gate/tool-call.js';
 import type { RuntimeStatus } from '../../main/status.js';
 
 /** How a decision came out, as a metric label. */
@@ -19,6 +20,8 @@ export interface Metrics {
   observeDecisionError(code: string, seconds: number): void;
   /** Counts one HTTP answer by route pattern (never the raw path), method and status. */
   observeRequest(route: string, method: string, status: number): void;
+  /** Counts one tool call through the tool-call pipeline by its door (`/mcp/call`, `hook:<host>`) and how it ended. */
+  observeToolCall(door: string, outcome: CallOutcome): void;
   /** The exposition text and its content type. */
   render(): Promise<{ text: string; contentType: string }>;
 }
@@ -138,6 +141,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
 
+  const toolCalls = new Counter({
+    name: 'plangate_tool_calls_total',
+    help: 'Tool calls through POST /mcp/call and POST /v1/hooks/:host, by door (/mcp/call, hook:<host>) and outcome (allowed, refused, fail_open, own).',
+    labelNames: ['door', 'outcome'] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
     observeDecision(decision, seconds) {
@@ -150,6 +160,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     observeRequest(route, method, statusCode) {
       requests.inc({ route, method, status: String(statusCode) });
+    },
+    observeToolCall(door, outcome) {
+      toolCalls.inc({ door, outcome });
     },
     async render() {
       return { text: await registry.metrics(), contentType: registry.contentType };

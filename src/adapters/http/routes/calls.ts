@@ -107,7 +107,7 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
         ...(b.delegatedBy !== undefined ? { delegatedBy: b.delegatedBy } : {}),
         ...AGENT_CLAIMS,
       };
-      return runToolCall<Reply>({ gate: { decide: deps.decide } }, call, {
+      return runToolCall<Reply>({ gate: { decide: deps.decide }, count: (_tool, outcome) => deps.metrics.observeToolCall('/mcp/call', outcome) }, call, {
         refuse: (r) => ({ status: REFUSED_STATUS, body: refusalBody(r.decision) }),
         // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
         own: () => reviewerChannelReply(deps, agent, b.arguments, b.runId),

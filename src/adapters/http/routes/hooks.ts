@@ -72,7 +72,11 @@ export function registerHookRoutes(router: Router, deps: HttpDeps): void {
           ...(flag(ctx.query, 'grant') ? { grant: true } : {}),
           ...(flag(ctx.query, 'session_run') ? { sessionRun: true } : {}),
         };
-        answer = await decideHook({ gate: { decide: deps.decide }, ...(deps.channelFor ? { channelFor: deps.channelFor } : {}) }, payload, options);
+        answer = await decideHook({
+          gate: { decide: deps.decide },
+          ...(deps.channelFor ? { channelFor: deps.channelFor } : {}),
+          count: (_tool, outcome) => deps.metrics.observeToolCall(`hook:${host}`, outcome),
+        }, payload, options);
       } catch (error) {
         answer = undecidable(error, payload.contract, payload.doc);
       }
