@@ -150,6 +150,10 @@ describe("Claude Code's hook, on the command line and over HTTP", () => {
     // Claude Code's payload with a field another host's has: no longer only Claude Code's.
     expect(await bare(JSON.stringify({ ...JSON.parse(recorded(HOST, 'write.json')), turn_id: 't1' }))).toEqual(unrecognised);
     expect((await cliHook(w, 'no-such-host')(recorded(HOST, 'write.json'))).exitCode).toBe(2);
+    // Nesting no policy input needs, and text that is not well-formed Unicode: refused, never allowed.
+    for (const odd of [JSON.stringify({ ...JSON.parse(recorded(HOST, 'write.json')), tool_input: { file_path: '\ud800' } }), recorded(HOST, 'write.json').replace('"cwd"', `"deep": ${'['.repeat(300)}${']'.repeat(300)}, "cwd"`)]) {
+      expect(reasonOf(await cliHook(w, HOST)(odd))).toMatch(/^plangate could not decide this call, so it is refused: plangate hook: the payload/);
+    }
     // A command line the host was given wrong: refused in the shape --format names, else the payload's.
     const misconfigured = await cliHook(w, HOST, '0xWORKER', '--no-such-option')(recorded(HOST, 'write.json'));
     // Claude Code reads stdout on exit 0; commander's usage on stderr goes to the operator's transcript.

@@ -7,6 +7,7 @@
  */
 import { ErrorCode, PlangateError, storeErrorShown, toError } from '../../core/errors.js';
 import { FAILURE_SHOWN_TO_AGENTS } from '../../core/failopen.js';
+import { checkJson } from '../../core/json.js';
 import type { Decision } from '../../core/types.js';
 import { refusalOf, runToolCall, type ToolCallDeps } from '../../gate/tool-call.js';
 import { HOST_NAMES, type HookReply, type HostContract } from './contract.js';
@@ -126,6 +127,8 @@ export function readHookPayload(text: string, format?: string): HookPayload | Ho
       throw bad('the payload is not JSON');
     }
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw bad('the payload is not a JSON object');
+    // Bounded nesting and well-formed Unicode, as every JSON body plangate reads.
+    checkJson(doc, 'plangate hook: the payload');
   } catch (error) {
     const message = toError(error).message;
     return contract ? contract.refuse(refusedText(message)) : unknownHostRefusal(message);
