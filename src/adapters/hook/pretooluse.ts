@@ -219,7 +219,9 @@ export function undecidable(error: unknown, contract?: HostContract, doc?: Recor
   const e = toError(error);
   const shown = storeErrorShown(e);
   const message = e instanceof PlangateError ? shown ?? e.message : 'internal error';
-  const reply = contract ? contract.refuse(refusedText(message), doc) : unknownHostRefusal(message);
+  const reply = HOOK_ON_UNDECIDABLE !== 'deny' && contract
+    ? contract.allow(`plangate could not decide this call: ${message}`, false, doc)
+    : contract ? contract.refuse(refusedText(message), doc) : unknownHostRefusal(message);
   const log = !(e instanceof PlangateError) ? `plangate hook: ${e.stack ?? e.message}` : shown !== undefined ? `plangate hook: ${e.code}: ${e.message}` : undefined;
   return { reply, ...(log !== undefined ? { log } : {}) };
 }
