@@ -19,6 +19,7 @@ import { planningRefusalEvent, refusalError } from './refusals.js';
 import { decideWithFacts, explainWithFacts, type Resolutions } from './with-facts.js';
 import { createRuns, type Delegations, type Runs } from './runs.js';
 import { checkAgentPost } from './posting.js';
+import type { DecisionObserver, DecisionWatch } from './observe.js';
 
 /** The store methods the gate uses. */
 export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & Partial<SnapshotReads>;
@@ -56,6 +57,8 @@ export interface GateOptions {
    * closed (core/failclosed.ts). Defaults to a line on stderr.
    */
   onStoreError?: (error: unknown, call: Call) => void;
+  /** Watches each decision (telemetry: a span per decision, one per step); none by default. */
+  observer?: DecisionObserver;
 }
 
 export interface DecideOptions {
@@ -180,12 +183,31 @@ export function createGate(options: GateOptions): Gate {
     );
   }
 
-  async function decide(call: Call, opts: DecideOptions = {}): Promise<Decision> {
+  /** Without an observer, a decision is the work itself; with one, it is watched from begin to end. */
+  const decide = options.observer === undefined ? (call: Call, opts: DecideOptions = {}) => decideWatched(call, opts, undefined) : observed(options.observer);
+
+  function observed(observer: DecisionObserver) {
+    return async (call: Call, opts: DecideOptions = {}): Promise<Decision> => {
+      const watch = observer.begin(call);
+      let crews: readonly string[] | undefined;
+      try {
+        const decision = await decideWatched(call, opts, watch, (read) => { crews = read; });
+        watch.end({ decision, ...(crews ? { crews } : {}) });
+        return decision;
+      } catch (error) {
+        watch.end({ error });
+        throw error;
+      }
+    };
+  }
+
+  async function decideWatched(call: Call, opts: DecideOptions, watch: DecisionWatch | undefined, onCrews?: (crews: readonly string[]) => void): Promise<Decision> {
     let input: PolicyInput;
     // Holds learnt while the facts are read are newer than what the facts say.
     const mark = known.mark();
     try {
-      input = await inputFor(call, opts);
+      input = await (watch ? watch.step('facts', () => inputFor(call, opts)) : inputFor(call, opts));
+      onCrews?.(input.agent.crews);
     } catch (error) {
       // A malformed call is an error; a failing store fails open (plan-required guards legibility).
       if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw error;
@@ -214,7 +236,8 @@ export function createGate(options: GateOptions): Gate {
     }
     const resolutions: Resolutions = new Map();
     // Synchronous unless the policy asks for file facts (the read guard): no promise to wait for otherwise.
-    const decided = decideWithFacts(current(), input, opts.readRoots ?? readRoots, resolutions, opts.relativeTo);
+    const evaluate = () => decideWithFacts(current(), input, opts.readRoots ?? readRoots, resolutions, opts.relativeTo);
+    const decided = watch ? watch.step('evaluate', evaluate) : evaluate();
     const decision = decided instanceof Promise ? await decided : decided;
     const unrecorded = toRefuse(decision, opts);
     if (unrecorded !== undefined) await refuseUnrecorded(input, unrecorded);

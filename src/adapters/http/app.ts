@@ -34,6 +34,7 @@ import { registerRunRoutes } from './routes/runs.js';
 import { registerHookRoutes } from './routes/hooks.js';
 import { registerWhoamiRoutes } from './routes/whoami.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
+import { withCallerTrace } from '../../main/telemetry/context.js';
 import { authorize, parseBody } from './request.js';
 
 /** Largest request body by default: 128 KiB (a 64 KiB message body, JSON-escaped, fits). */
@@ -204,7 +205,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       // Authorized already before its body was read (mayRead), else now.
       principal = authorized.has(headers) ? authorized.get(headers) : authorize(route, options.tokens, headers.authorization);
       const body = parseBody(route, headers, request.body, bodyLimit);
-      const reply = await route.handle({
+      const handling = route;
+      // The caller's trace context (W3C traceparent), so a decision's span sits in the caller's trace.
+      const reply = await withCallerTrace(headers, () => handling.handle({
         method: method as Method,
         path,
         params: match.params,
@@ -212,7 +215,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         headers,
         principal,
         body,
-      });
+      }));
       answer = render(reply);
     } catch (error) {
       const e = errorAnswer(error, principal?.role === 'operator' ? 'operator' : 'caller');

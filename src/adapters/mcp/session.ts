@@ -22,6 +22,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, type CallDeps } from './calls.js';
+import { inToolCallSpan } from './trace.js';
 import { COMPLETION_COMPLETE, getPrompt, PROMPT_GET, readResource, RESOURCE_READ, RESOURCE_SUBSCRIBE } from './reads.js';
 import { RequestGuards } from './guards.js';
 import { registerPassThrough } from './passthrough.js';
@@ -242,7 +243,7 @@ export class GatewaySession {
     const deps = this.options.deps;
     const g = this.guards;
     s.setRequestHandler(ListToolsRequestSchema, () => g.bounded('tools/list', async () => ({ tools: await this.listTools() })));
-    s.setRequestHandler(CallToolRequestSchema, (req, extra) => g.bounded('tools/call', () => callTool(this, deps, req.params, extra), req.params.name));
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => g.bounded('tools/call', () => inToolCallSpan(req.params, extra, () => callTool(this, deps, req.params, extra)), req.params.name));
     s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => g.bounded(RESOURCE_READ, () => readResource(this, deps, req.params, extra)));
     s.setRequestHandler(GetPromptRequestSchema, (req, extra) => g.bounded(PROMPT_GET, () => getPrompt(this, deps, req.params, extra)));
     registerPassThrough(this, deps);
