@@ -8,6 +8,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Decision } from '../../core/types.js';
 import type { CallOutcome } from '../../gate/tool-call.js';
 import type { RuntimeStatus } from '../../main/status.js';
+import { shareRegistry } from '../../main/telemetry/state.js';
 
 /** How a decision came out, as a metric label. */
 export type Outcome = 'allowed' | 'refused' | 'fail_open';
@@ -52,6 +53,8 @@ export function outcomeOf(decision: Decision): Outcome {
  */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
+  // Also over OTLP, with the same names and labels, while telemetry runs.
+  shareRegistry(registry);
   const status = options.status;
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'plangate_' });
 

@@ -10,7 +10,7 @@
 import { trace } from '@opentelemetry/api';
 import type { DecisionObserver } from '../../gate/observe.js';
 import { spanObserver } from './observer.js';
-import { setTracing, telemetryConfigured, TRACER_NAME } from './state.js';
+import { setTracing, sharedRegistries, telemetryConfigured, TRACER_NAME } from './state.js';
 
 export interface Telemetry {
   /** Watches decisions as spans. */
@@ -33,8 +33,9 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, version?: string): 
   if (!telemetryConfigured(env)) return undefined;
   if (!shared) {
     const { NodeSDK } = await import('@opentelemetry/sdk-node');
+    const metricReaders = await metricReadersFor(env);
     // No automatic instrumentations: plangate records its own spans, and only those.
-    const sdk = new NodeSDK({ serviceName: env['OTEL_SERVICE_NAME'] || 'plangate', instrumentations: [] });
+    const sdk = new NodeSDK({ serviceName: env['OTEL_SERVICE_NAME'] || 'plangate', instrumentations: [], ...(metricReaders.length ? { metricReaders } : {}) });
     sdk.start();
     shared = { sdk, holders: 0 };
     setTracing(true);
@@ -53,4 +54,27 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, version?: string): 
       await sdk.shutdown();
     },
   };
+}
+
+/**
+ * The metrics reader: plangate's Prometheus metrics, exported over OTLP every
+ * `OTEL_METRIC_EXPORT_INTERVAL` ms (60 s by default), unless
+ * `OTEL_METRICS_EXPORTER` is `none`. The protocol is
+ * `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL` or `OTEL_EXPORTER_OTLP_PROTOCOL`:
+ * `http/protobuf` (the default) or `http/json`.
+ */
+async function metricReadersFor(env: NodeJS.ProcessEnv) {
+  if ((env['OTEL_METRICS_EXPORTER'] ?? 'otlp').trim() === 'none') return [];
+  const protocol = (env['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL'] || env['OTEL_EXPORTER_OTLP_PROTOCOL'] || 'http/protobuf').trim();
+  const [{ PeriodicExportingMetricReader }, { registryProducer }, { OTLPMetricExporter }] = await Promise.all([
+    import('@opentelemetry/sdk-metrics'),
+    import('./metrics.js'),
+    protocol === 'http/json' ? import('@opentelemetry/exporter-metrics-otlp-http') : import('@opentelemetry/exporter-metrics-otlp-proto'),
+  ]);
+  const interval = Number(env['OTEL_METRIC_EXPORT_INTERVAL'] || 60_000);
+  return [new PeriodicExportingMetricReader({
+    exporter: new OTLPMetricExporter(),
+    metricProducers: [registryProducer(sharedRegistries as Set<never>)],
+    exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000,
+  })];
 }

@@ -25,3 +25,11 @@ export function telemetryConfigured(env: NodeJS.ProcessEnv): boolean {
 
 /** Where the OPA-format decision log goes: a file or an `http(s)://` endpoint. */
 export const OPA_DECISION_LOG_ENV = 'PLANGATE_OPA_DECISION_LOG';
+
+/** The Prometheus registries (the HTTP service's, the gateway's) whose metrics also go out over OTLP while telemetry runs. */
+export const sharedRegistries = new Set<object>();
+
+/** Shares a Prometheus registry with OTLP while telemetry runs; does nothing otherwise. */
+export function shareRegistry(registry: object): void {
+  if (tracing) sharedRegistries.add(registry);
+}
