@@ -52,6 +52,8 @@ export interface PlanRequiredBlocked {
    * through; this records what would have been refused. Absent for a real refusal.
    */
   shadow?: true;
+  /** The OpenTelemetry trace the decision was recorded in, when tracing is on and the call was sampled. */
+  traceId?: string;
 }
 
 /** Every audit event; discriminated by `type`. More event types join this union later. */

@@ -4,7 +4,7 @@
  * property (a message body spread in by mistake) cannot reach the log.
  */
 import { ErrorCode, PlangateError } from '../core/errors.js';
-import { toPlanningRecord } from './planning.js';
+import { toPlanningRecord, traceOf } from './planning.js';
 import { toTrustRecord } from './trust.js';
 import type { AuditEvent } from './port.js';
 
@@ -33,6 +33,7 @@ export function toAuditRecord(event: AuditEvent): AuditEvent {
         runId: event.runId,
         rule: { scope, ...(id !== undefined ? { id } : {}), ...(source !== undefined ? { source } : {}) },
         ...(event.shadow === true ? { shadow: true as const } : {}),
+        ...traceOf(event),
       };
     }
     case 'ClaimRefused':

@@ -154,8 +154,10 @@ export function createGate(options: GateOptions): Gate {
     return gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {});
   }
 
-  async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions): Promise<void> {
-    await audit(planningRefusalEvent(input, decision, resolutions) ?? blockedEvent(input, decision));
+  async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions, watch: DecisionWatch | undefined): Promise<void> {
+    const event = planningRefusalEvent(input, decision, resolutions) ?? blockedEvent(input, decision);
+    // A refusal names the trace it was decided in, so the console can lead to it.
+    await audit(watch?.traceId !== undefined ? { ...event, traceId: watch.traceId } as AuditEvent : event);
   }
 
   async function audit(event: AuditEvent): Promise<void> {
@@ -245,7 +247,7 @@ export function createGate(options: GateOptions): Gate {
     const channel = decision.failClosed ? undefined : decision.reviewerChannel;
     known.set(input.agent.id, input.hold ? { ...input.hold, ...(channel !== undefined ? { channel } : {}) } : undefined, mark);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
-    if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions);
+    if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions, watch);
     if (options.onDecided) {
       try {
         options.onDecided(input, decision);

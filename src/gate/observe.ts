@@ -14,6 +14,8 @@ export interface DecisionObserver {
 }
 
 export interface DecisionWatch {
+  /** The trace this decision is recorded in, when it is recorded (its refusal's audit event names it). */
+  readonly traceId?: string;
   /** Runs one step of the decision (synchronous or not) and returns what it returns. */
   step<T>(name: DecisionStep, run: () => T): T;
   /**

@@ -46,6 +46,7 @@ export function spanObserver(tracer: Tracer): DecisionObserver {
       });
       const within = trace.setSpan(context.active(), span);
       return {
+        ...(span.isRecording() ? { traceId: span.spanContext().traceId } : {}),
         step<T>(name: DecisionStep, run: () => T): T {
           const child = tracer.startSpan(`plangate.${name}`, {}, within);
           let result: T;
