@@ -10,7 +10,7 @@
  * file as it was; run twice, it changes nothing the second time.
  */
 import { homedir } from 'node:os';
-import { relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
@@ -86,7 +86,10 @@ export async function runInitHook(opts: InitHookOptions, cmd: Command, io: Io): 
       mcp: { name: server, command: 'plangate', args: [...globals, 'mcp', '--agent', opts.agent] },
     }),
   ];
-  const shown = (file: string) => (file.startsWith(project) ? relative(process.cwd(), file) || file : file);
+  const shown = (file: string) => {
+    const rel = relative(process.cwd(), file);
+    return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? file : rel;
+  };
   for (const change of applyChanges(pending)) {
     io.out(`${change.outcome} ${shown(change.file)}: ${change.what}`);
     if (change.outcome === 'not written') {
