@@ -2,8 +2,8 @@
  * OpenAI Codex CLI's `PreToolUse` hook.
  *
  * Contract (read in openai/codex, codex-rs/hooks, commit 0082977c, and the
- * generated schema pre-tool-use.command.input.schema.json, commit 3be4afd3,
- * 2026-08; https://developers.openai.com/codex/hooks):
+ * generated schema pre-tool-use.command.input.schema.json, commit 3be4afd3;
+ * read 2026-12-04; https://developers.openai.com/codex/hooks):
  * - stdin: `{ session_id, turn_id, transcript_path, cwd, hook_event_name:
  *   "PreToolUse", model, permission_mode, tool_name, tool_input, tool_use_id }`
  *   (`agent_id`/`agent_type` for a subagent). The hook sees shell calls
@@ -28,7 +28,7 @@ const HOST = 'codex' as const;
 
 export const codex: HostContract = {
   name: HOST,
-  source: 'openai/codex codex-rs/hooks (events/pre_tool_use.rs, engine/output_parser.rs, commit 0082977c, 2026-08); https://developers.openai.com/codex/hooks',
+  source: 'openai/codex codex-rs/hooks (events/pre_tool_use.rs, engine/output_parser.rs, commit 0082977c, read 2026-12-04); https://developers.openai.com/codex/hooks',
 
   recognises(doc: Record<string, unknown>): boolean {
     // Claude Code's PreToolUse payload has neither turn_id nor model.

@@ -4,7 +4,7 @@
  *
  * Contract (GitHub Copilot hooks reference, docs.github.com
  * /en/copilot/reference/hooks-reference, github/docs commit 2199f62d, and
- * its earlier hooks-configuration page, commit 1912b4fc, 2026):
+ * its earlier hooks-configuration page, commit 1912b4fc; read 2026-12-04):
  * - stdin: `{ sessionId, timestamp (ms), cwd, toolName, toolArgs }`;
  *   `toolArgs` is the tool's arguments as a JSON string (the earlier page)
  *   or a value (the current one): both are read. Built-in tools: `bash`,
@@ -37,7 +37,7 @@ function mcpOf(tool: string): HookCall['mcp'] {
 
 export const copilot: HostContract = {
   name: HOST,
-  source: 'https://docs.github.com/en/copilot/reference/hooks-reference (github/docs commit 2199f62d, 2026) and hooks-configuration (commit 1912b4fc); MCP naming: github/copilot-sdk issues 861, 869',
+  source: 'https://docs.github.com/en/copilot/reference/hooks-reference (github/docs commit 2199f62d, read 2026-12-04) and hooks-configuration (commit 1912b4fc); MCP naming: github/copilot-sdk issues 861, 869',
 
   recognises(doc: Record<string, unknown>): boolean {
     return typeof doc['toolName'] === 'string' && Object.hasOwn(doc, 'toolArgs') && doc['hook_event_name'] === undefined && doc['preToolUse'] === undefined;

@@ -3,11 +3,11 @@
  * per-kind `beforeShellExecution`, `beforeMCPExecution` and `beforeReadFile`.
  *
  * Contract (Cursor's hooks reference, https://cursor.com/docs/agent/hooks
- * and https://cursor.com/docs/reference/hooks, as of 2026-11; that page is
- * not in the sources searchable here, so its fields were checked against
- * two independent published records of it: the cursor-hooks type package
- * (npm cursor-hooks 1.1.6) and a field-by-field contract with observed
- * runs of Cursor 3.9.16, 2026-06-30):
+ * and https://cursor.com/docs/reference/hooks. Its text was not reachable
+ * from here: the fields below come from a published field-by-field record
+ * of that reference checked against observed runs of Cursor 3.9.16
+ * (2026-06-30), and the hooks.json format also from the README of the
+ * cursor-hooks type package, npm cursor-hooks 1.1.6):
  * - stdin, every event: `{ conversation_id, generation_id, model,
  *   hook_event_name, cursor_version, workspace_roots, user_email,
  *   transcript_path }`, and per event:
@@ -44,7 +44,7 @@ function isEvent(value: unknown): value is (typeof EVENTS)[number] {
 
 export const cursor: HostContract = {
   name: HOST,
-  source: 'https://cursor.com/docs/agent/hooks (2026-11), checked against npm cursor-hooks 1.1.6 and a published contract record of Cursor 3.9.16 (2026-06-30)',
+  source: 'https://cursor.com/docs/reference/hooks, as recorded field by field against observed runs of Cursor 3.9.16 (2026-06-30); hooks.json format also in npm cursor-hooks 1.1.6',
 
   recognises(doc: Record<string, unknown>): boolean {
     return isEvent(doc['hook_event_name']) && (typeof doc['cursor_version'] === 'string' || typeof doc['conversation_id'] === 'string');

@@ -3,7 +3,7 @@
  * `pre_read_code` and `pre_mcp_tool_use`.
  *
  * Contract (Cascade Hooks, https://docs.windsurf.com/windsurf/cascade/hooks,
- * beta, as published 2026):
+ * beta; read 2026-12-04):
  * - stdin: `{ agent_action_name, trajectory_id, execution_id, timestamp,
  *   tool_info }` with `tool_info` per event:
  *   `pre_run_command { command_line, cwd }`,
@@ -26,7 +26,7 @@ const EVENTS = ['pre_run_command', 'pre_write_code', 'pre_read_code', 'pre_mcp_t
 
 export const windsurf: HostContract = {
   name: HOST,
-  source: 'https://docs.windsurf.com/windsurf/cascade/hooks (Cascade Hooks, beta, 2026)',
+  source: 'https://docs.windsurf.com/windsurf/cascade/hooks (Cascade Hooks, beta; read 2026-12-04)',
 
   recognises(doc: Record<string, unknown>): boolean {
     return typeof doc['agent_action_name'] === 'string' && isObject(doc['tool_info']);
