@@ -33,7 +33,7 @@
  *   carries `mcp`; the MCP tool is named `MCP:<tool>` in every event.
  */
 import type { HookCall, HookReply, HostContract } from '../contract.js';
-import { bad, blockReply, call, cwdField, idField, inputFromJsonText, inputObject, jsonReply, nameField, oneReason, pathField, soleRoot } from './shared.js';
+import { bad, blockReply, call, cwdField, idField, inputFromJsonText, jsonReply, nameField, oneReason, pathField, soleRoot } from './shared.js';
 
 const HOST = 'cursor' as const;
 const EVENTS = ['preToolUse', 'beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile'] as const;
@@ -60,7 +60,7 @@ export const cursor: HostContract = {
       case 'preToolUse': {
         const tool = nameField(HOST, doc['tool_name'], 'tool_name');
         // An MCP server resolves a relative path in its own directories, not in Cursor's.
-        return call(tool, inputObject(HOST, doc['tool_input'], 'tool_input'), { sessionId, cwd: tool.startsWith('MCP:') ? undefined : cwd });
+        return call(tool, inputFromJsonText(HOST, doc['tool_input'], 'tool_input'), { sessionId, cwd: tool.startsWith('MCP:') ? undefined : cwd });
       }
       case 'beforeShellExecution': {
         const command = doc['command'];

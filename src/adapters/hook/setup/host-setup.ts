@@ -13,6 +13,7 @@ import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import type { HostName } from '../contract.js';
 import { arrayAt, isJsonObject, jsonText, objectAt, readJsonObject, writeIfChanged, type Json, type JsonObject } from './json-settings.js';
+import { isOurs, upsertEntry, upsertInGroups, upsertServer } from './merge.js';
 
 export interface SetupOptions {
   host: HostName;
@@ -64,50 +65,6 @@ export function applyChanges(pending: readonly Pending[]): Change[] {
     const written = writeIfChanged(c.file, c.after, c.before, c.mode);
     return { file: c.file, what: c.what, outcome: !written ? 'unchanged' : c.before === undefined ? 'created' : 'updated' };
   });
-}
-
-/** Whether a hook entry's command is plangate's hook for this host (an earlier run's). */
-function isOurs(host: HostName, value: Json | undefined): boolean {
-  return typeof value === 'string' && /(^|[\s/'"])plangate['"]?\s/.test(`${value} `) && value.includes(` hook --format ${host}`);
-}
-
-/** Replaces plangate's entry in a flat list of hook entries, or appends it. */
-function upsertEntry(list: Json[], ours: JsonObject, commandKey: string, host: HostName): void {
-  const at = list.findIndex((e) => isJsonObject(e) && isOurs(host, e[commandKey]));
-  if (at === -1) list.push(ours);
-  else list[at] = ours;
-}
-
-/** Replaces plangate's hook inside a list of matcher groups (`{ matcher, hooks: [...] }`), or appends a group. */
-function upsertInGroups(file: string, groups: Json[], group: JsonObject, host: HostName, path: string): void {
-  const hook = (group['hooks'] as Json[])[0] as JsonObject;
-  for (const [i, g] of groups.entries()) {
-    if (!isJsonObject(g)) continue;
-    const hooks = g['hooks'];
-    if (!Array.isArray(hooks)) throw new PlangateError(ErrorCode.InvalidInput, `${file}: ${path}[${i}].hooks is not an array; nothing was changed`);
-    const at = hooks.findIndex((h) => isJsonObject(h) && isOurs(host, h['command']));
-    if (at !== -1) {
-      hooks[at] = hook;
-      return;
-    }
-  }
-  groups.push(group);
-}
-
-/** Sets plangate's MCP server entry; refuses to replace a server of the same name that is not plangate's. */
-function upsertServer(file: string, servers: JsonObject, name: string, entry: JsonObject, path: string): void {
-  const existing = servers[name];
-  if (existing !== undefined && !looksLikePlangate(existing)) {
-    throw new PlangateError(ErrorCode.InvalidInput, `${file}: ${path}.${name} is another server; plangate will not replace it (pick another name with --plangate-server); nothing was changed`);
-  }
-  servers[name] = entry;
-}
-
-function looksLikePlangate(value: Json): boolean {
-  if (!isJsonObject(value)) return false;
-  const command = value['command'];
-  const args = value['args'];
-  return typeof command === 'string' && /(^|\/)plangate(\.js)?$/.test(command) && Array.isArray(args) && args.includes('mcp');
 }
 
 /** Reads a JSON settings file and works out its text with `edit` applied. */
