@@ -243,6 +243,16 @@ describe('plangate init --hook refuses, and then writes nothing', () => {
     expect(existsSync(join(w.rules, 'cursor.yaml'))).toBe(false);
   });
 
+  it('a settings file with comments, which rewriting would drop', async () => {
+    const w = world();
+    const text = '{\n  // the theme I like\n  "theme": "GitHub"\n}\n';
+    put(w, '.gemini/settings.json', text);
+    const r = await init(w, 'gemini-cli');
+    expect(r.status).not.toBe(0);
+    expect(r.err).toMatch(/\.gemini\/settings\.json:2:3: not valid JSON/);
+    expect(readFileSync(join(w.project, '.gemini/settings.json'), 'utf8')).toBe(text);
+  });
+
   it('a config.toml that is not TOML: file:line:col', async () => {
     const w = world();
     put(w, '.codex/config.toml', 'model = "x"\n[mcp_servers\n');
