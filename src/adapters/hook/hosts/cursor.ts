@@ -28,9 +28,13 @@
  *   `permission: "allow"` (whether Cursor still asks the user then is
  *   Cursor's to decide; it is not documented), and `plangate init --hook
  *   cursor` writes `failClosed: true`.
- * - Neither MCP event names the server. plangate cannot tell its own plan
+ * - No documented field names the MCP server. (The records disagree on
+ *   `preToolUse`'s name for an MCP tool: `MCP:<tool>` in the field record,
+ *   `MCP:<server>:<tool>` in another integration's notes; neither is
+ *   Cursor's own text.) plangate does not guess: it cannot tell its own plan
  *   tool from another server's tool of the same name, so a Cursor call never
- *   carries `mcp`; the MCP tool is named `MCP:<tool>` in every event.
+ *   carries `mcp`, and `beforeMCPExecution`'s tool is named `MCP:<tool>`
+ *   like `preToolUse`'s.
  */
 import type { HookCall, HookReply, HostContract } from '../contract.js';
 import { bad, blockReply, call, cwdField, idField, inputFromJsonText, jsonReply, nameField, oneReason, pathField, soleRoot } from './shared.js';
