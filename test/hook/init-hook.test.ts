@@ -99,7 +99,7 @@ describe('plangate init --hook on an empty project', () => {
       version: 1,
       hooks: { preToolUse: [{ command: `plangate --rules ${w.rules} hook --format cursor --agent 0xDEV`, failClosed: true }] },
     });
-    expect(json(w, '.cursor/mcp.json')).toEqual({ mcpServers: { plangate: { command: 'plangate', args: ['--rules', w.rules, 'mcp', '--agent', '0xDEV'] } } });
+    expect(json(w, '.cursor/mcp.json')).toEqual({ mcpServers: { plangate: { command: 'plangate', args: ['--rules', w.rules, 'mcp', '--agent', '0xDEV', '--plangate-tools-only'] } } });
     await init(w, 'claude-code');
     expect(json(w, '.claude/settings.json').hooks.PreToolUse).toEqual([
       { matcher: '*', hooks: [{ type: 'command', command: `plangate --rules ${w.rules} hook --format claude-code --agent 0xDEV`, onFailure: 'block' }] },
@@ -206,7 +206,7 @@ describe('plangate init --hook on settings that already hold hooks and MCP serve
     expect(text.startsWith(toml)).toBe(true);
     const parsed = parseToml(text) as any;
     expect(parsed.mcp_servers.github).toEqual({ command: 'npx', args: ['-y', 'server-github'] });
-    expect(parsed.mcp_servers.plangate).toEqual({ command: 'plangate', args: ['--rules', w.rules, 'mcp', '--agent', '0xDEV'] });
+    expect(parsed.mcp_servers.plangate).toEqual({ command: 'plangate', args: ['--rules', w.rules, 'mcp', '--agent', '0xDEV', '--plangate-tools-only'] });
     expect(json(w, '.codex/hooks.json').hooks.Stop).toHaveLength(1);
     const once = snapshot(w.project);
     expect((await init(w, 'codex')).status).toBe(0);

@@ -83,7 +83,7 @@ export async function runInitHook(opts: InitHookOptions, cmd: Command, io: Io): 
       home: io.env['HOME'] || homedir(),
       user: Boolean(opts.user),
       hookCommand: hookArgs.map(shellWord).join(' '),
-      mcp: { name: server, command: 'plangate', args: [...globals, 'mcp', '--agent', opts.agent] },
+      mcp: { name: server, command: 'plangate', args: [...globals, 'mcp', '--agent', opts.agent, '--plangate-tools-only'] },
     }),
   ];
   const shown = (file: string) => {

@@ -136,7 +136,7 @@ function clineScript(file: string, o: SetupOptions): Pending {
  * (for a user-level file without `user`: the entry to add by hand).
  *
  * @example
- * applyChanges(setupHost({ host: 'cursor', project: '/srv/notes', home: '/home/dev', user: false, hookCommand: 'plangate hook --format cursor --agent 0xDEV', mcp: { name: 'plangate', command: 'plangate', args: ['mcp', '--agent', '0xDEV'] } }))
+ * applyChanges(setupHost({ host: 'cursor', project: '/srv/notes', home: '/home/dev', user: false, hookCommand: 'plangate hook --format cursor --agent 0xDEV', mcp: { name: 'plangate', command: 'plangate', args: ['mcp', '--agent', '0xDEV', '--plangate-tools-only'] } }))
  * // [{ file: '/srv/notes/.cursor/hooks.json', outcome: 'created', … }, { file: '/srv/notes/.cursor/mcp.json', … }]
  */
 export function setupHost(o: SetupOptions): Pending[] {
