@@ -68,8 +68,8 @@ const READS: Record<string, Record<string, HookCall>> = {
     shell: { tool: 'bash', input: { command: 'git push origin main', description: 'Push the release branch' }, sessionId: '5c9e1a3b-7d2f-4b80-a6e4-1f3d5b7c9e02', cwd: '/srv/notes' },
     write: { tool: 'create', input: { path: '/srv/notes/summary.md', file_text: '# Summary\n\nThe release went out on Tuesday.\n' }, sessionId: '5c9e1a3b-7d2f-4b80-a6e4-1f3d5b7c9e02', cwd: '/srv/notes' },
     read: { tool: 'view', input: { path: '/srv/notes/build.log' }, sessionId: '5c9e1a3b-7d2f-4b80-a6e4-1f3d5b7c9e02', cwd: '/srv/notes' },
-    mcp: { tool: 'github-merge_pull_request', mcp: { server: 'github', tool: 'merge_pull_request' }, input: { owner: 'acme', repo: 'notes', pullNumber: 42 }, sessionId: '5c9e1a3b-7d2f-4b80-a6e4-1f3d5b7c9e02', cwd: '/srv/notes' },
-    plan: { tool: 'plangate-plangate_say', mcp: { server: 'plangate', tool: 'plangate_say' }, input: PLAN, sessionId: '5c9e1a3b-7d2f-4b80-a6e4-1f3d5b7c9e02', cwd: '/srv/notes' },
+    mcp: { tool: 'github-merge_pull_request', mcp: { server: 'github', tool: 'merge_pull_request' }, input: { owner: 'acme', repo: 'notes', pullNumber: 42 }, sessionId: '5c9e1a3b-7d2f-4b80-a6e4-1f3d5b7c9e02' },
+    plan: { tool: 'plangate-plangate_say', mcp: { server: 'plangate', tool: 'plangate_say' }, input: PLAN, sessionId: '5c9e1a3b-7d2f-4b80-a6e4-1f3d5b7c9e02' },
   },
   windsurf: {
     shell: { tool: 'run_command', input: { command_line: 'git push origin main' }, sessionId: '8e2b4d6f-0a1c-4e3b-9d5f-7a9c1e3b5d70', cwd: '/srv/notes' },
@@ -178,7 +178,9 @@ describe('host contracts: malformed payloads are named, never guessed', () => {
 describe('host contracts: names that must not pass for plangate\'s own tool', () => {
   it('copilot reads `<server>-<tool>` only when the split is unambiguous', () => {
     // `a-plangate-plangate_say` could be server `a` with tool `plangate-plangate_say` or server `a-plangate`: no mcp at all.
-    expect(copilot.read({ ...payload('copilot', 'plan'), toolName: 'a-plangate-plangate_say' }).mcp).toBeUndefined();
+    const ambiguous = copilot.read({ ...payload('copilot', 'plan'), toolName: 'a-plangate-plangate_say' });
+    expect(ambiguous.mcp).toBeUndefined();
+    expect(ambiguous.cwd).toBeUndefined(); // still an MCP server's tool: not resolved in Copilot's directory
     expect(copilot.read({ ...payload('copilot', 'shell') }).mcp).toBeUndefined();
   });
 

@@ -46,10 +46,12 @@ export const copilot: HostContract = {
   read(doc: Record<string, unknown>): HookCall {
     if (doc['hook_event_name'] !== undefined) throw bad(HOST, 'the payload has hook_event_name: configure the event as preToolUse (camelCase), whose payload plangate reads');
     const tool = nameField(HOST, doc['toolName'], 'toolName');
+    const cwd = cwdField(HOST, doc['cwd'], 'cwd');
     return call(tool, inputFromJsonText(HOST, doc['toolArgs'], 'toolArgs'), {
       mcp: mcpOf(tool),
       sessionId: idField(doc['sessionId']),
-      cwd: cwdField(HOST, doc['cwd'], 'cwd'),
+      // A name with `-` is an MCP server's tool even when its server cannot be told: it resolves paths in its own directories.
+      cwd: tool.includes('-') ? undefined : cwd,
     });
   },
 
