@@ -52,7 +52,8 @@ describe('host contracts with the real gate', () => {
     for (const pg of opened) await pg.close();
   });
 
-  for (const [host, contract] of Object.entries(HOSTS)) {
+  for (const host of ['codex', 'gemini-cli', 'cursor', 'copilot', 'windsurf', 'cline'] as const) {
+    const contract = HOSTS[host]!;
     it(`${host}: write and shell refused in its blocking shape, the read left to the host; after a plan, the write too`, async () => {
       const dir = tempDir('plangate-hosts-gate-');
       const rules = join(dir, 'rules');
