@@ -5,7 +5,7 @@
  * run writes the same bytes, and the rules directory still passes check.
  * Bad files are refused with file:line:col and nothing is written.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
@@ -281,6 +281,23 @@ describe('plangate init --hook refuses, and then writes nothing', () => {
     r = await init(w, 'cline');
     expect(r.err).toMatch(/PreToolUse exists and is not plangate's/);
     expect(readFileSync(join(w.project, '.clinerules/hooks/PreToolUse'), 'utf8')).toBe('#!/bin/sh\n./my-guard.sh\n');
+  });
+
+  it("a settings file that is a symbolic link, or a settings directory that leads out of the project", async () => {
+    const w = world();
+    const elsewhere = join(w.root, 'elsewhere.json');
+    writeFileSync(elsewhere, '{"keep": true}\n');
+    mkdirSync(join(w.project, '.cursor'));
+    symlinkSync(elsewhere, join(w.project, '.cursor', 'hooks.json'));
+    let r = await init(w, 'cursor');
+    expect(r.err).toMatch(/hooks\.json is a symbolic link/);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('{"keep": true}\n');
+    const v = world();
+    mkdirSync(join(v.root, 'outside'));
+    symlinkSync(join(v.root, 'outside'), join(v.project, '.windsurf'));
+    r = await init(v, 'windsurf');
+    expect(r.err).toMatch(/its directory leads out of/);
+    expect(readdirSync(join(v.root, 'outside'))).toEqual([]);
   });
 
   it('without --agent, with an unknown host, or with --from-mcp too', async () => {

@@ -16,6 +16,7 @@ import { isRecord, parseRuleFile } from '../../../rules/parse.js';
 import { readRuleDir } from '../../../rules/read.js';
 import type { HostName } from '../contract.js';
 import type { Pending } from './host-setup.js';
+import { checkPlainFile } from './json-settings.js';
 
 /** Where the classification of a host's own tools is kept in the package. */
 export function hostRulesTemplate(host: HostName): URL {
@@ -92,6 +93,7 @@ export async function hostRulesFile(host: HostName, rulesDir: string): Promise<{
   const doc = parseDocument(template);
   const notes = leaveOut(doc, tools, guarded);
   const text = notes.length === 0 ? template : doc.toString();
+  checkPlainFile(file, rulesDir);
   let before: string | undefined;
   try {
     before = readFileSync(file, 'utf8');

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import type { HostName } from '../contract.js';
-import { arrayAt, isJsonObject, jsonText, objectAt, readJsonObject, writeIfChanged, type Json, type JsonObject } from './json-settings.js';
+import { arrayAt, checkPlainFile, isJsonObject, jsonText, objectAt, readJsonObject, writeIfChanged, type Json, type JsonObject } from './json-settings.js';
 import { isOurs, upsertEntry, upsertInGroups, upsertServer } from './merge.js';
 
 export interface SetupOptions {
@@ -68,8 +68,8 @@ export function applyChanges(pending: readonly Pending[]): Change[] {
 }
 
 /** Reads a JSON settings file and works out its text with `edit` applied. */
-function editJson(file: string, what: string, edit: (doc: JsonObject) => void): Pending {
-  const { doc, text } = readJsonObject(file);
+function editJson(file: string, what: string, within: string, edit: (doc: JsonObject) => void): Pending {
+  const { doc, text } = readJsonObject(file, within);
   edit(doc);
   return { file, what, before: text, after: jsonText(doc) };
 }
@@ -80,13 +80,14 @@ function mcpServersEdit(file: string, o: SetupOptions, entry: JsonObject, key = 
 
 /** A user-level file: written with --user, otherwise reported with the entry to add. */
 function userJson(file: string, what: string, o: SetupOptions, edit: (doc: JsonObject) => void, shown: JsonObject): Pending {
-  if (o.user) return editJson(file, what, edit);
+  if (o.user) return editJson(file, what, o.home, edit);
   return { file, what, before: undefined, after: undefined, text: JSON.stringify(shown, null, 2) };
 }
 
 /** Codex keeps MCP servers in TOML: a `[mcp_servers.NAME]` table is appended when absent. */
 function codexMcp(file: string, o: SetupOptions): Pending {
   const what = 'the plangate MCP server';
+  checkPlainFile(file, o.project);
   let text: string | undefined;
   try {
     text = readFileSync(file, 'utf8');
@@ -118,6 +119,7 @@ function parseTomlAt(file: string, text: string): Record<string, unknown> {
 
 /** Cline runs an executable named after the hook: plangate's is a two-line script, never written over another. */
 function clineScript(file: string, o: SetupOptions): Pending {
+  checkPlainFile(file, o.project);
   const text = `#!/bin/sh\n# plangate decides every Cline tool call (written by plangate init --hook cline).\nexec ${o.hookCommand}\n`;
   let before: string | undefined;
   try {
@@ -149,18 +151,18 @@ export function setupHost(o: SetupOptions): Pending[] {
     case 'claude-code': {
       const file = p('.claude', 'settings.json');
       return [
-        editJson(file, hook, (doc) => {
+        editJson(file, hook, o.project, (doc) => {
           const groups = arrayAt(file, objectAt(file, doc, 'hooks', 'hooks'), 'PreToolUse', 'hooks.PreToolUse');
           // onFailure "block": a hook that cannot start, times out or crashes blocks the call (Claude Code 2.1.295 and later).
           upsertInGroups(file, groups, { matcher: '*', hooks: [{ type: 'command', command: o.hookCommand, onFailure: 'block' }] }, o.host, 'hooks.PreToolUse');
         }),
-        editJson(p('.mcp.json'), mcp, mcpServersEdit(p('.mcp.json'), o, server)),
+        editJson(p('.mcp.json'), mcp, o.project, mcpServersEdit(p('.mcp.json'), o, server)),
       ];
     }
     case 'codex': {
       const file = p('.codex', 'hooks.json');
       return [
-        editJson(file, hook, (doc) => {
+        editJson(file, hook, o.project, (doc) => {
           const groups = arrayAt(file, objectAt(file, doc, 'hooks', 'hooks'), 'PreToolUse', 'hooks.PreToolUse');
           upsertInGroups(file, groups, { hooks: [{ type: 'command', command: o.hookCommand }] }, o.host, 'hooks.PreToolUse');
         }),
@@ -170,7 +172,7 @@ export function setupHost(o: SetupOptions): Pending[] {
     case 'gemini-cli': {
       const file = p('.gemini', 'settings.json');
       return [
-        editJson(file, `${hook} and ${mcp}`, (doc) => {
+        editJson(file, `${hook} and ${mcp}`, o.project, (doc) => {
           const groups = arrayAt(file, objectAt(file, doc, 'hooks', 'hooks'), 'BeforeTool', 'hooks.BeforeTool');
           upsertInGroups(file, groups, { matcher: '.*', hooks: [{ type: 'command', name: 'plangate', command: o.hookCommand }] }, o.host, 'hooks.BeforeTool');
           mcpServersEdit(file, o, server)(doc);
@@ -180,12 +182,12 @@ export function setupHost(o: SetupOptions): Pending[] {
     case 'cursor': {
       const file = p('.cursor', 'hooks.json');
       return [
-        editJson(file, hook, (doc) => {
+        editJson(file, hook, o.project, (doc) => {
           if (doc['version'] === undefined) doc['version'] = 1;
           // preToolUse sees every tool (Shell, Read, Write, MCP:…); failClosed blocks the call when the hook fails.
           upsertEntry(arrayAt(file, objectAt(file, doc, 'hooks', 'hooks'), 'preToolUse', 'hooks.preToolUse'), { command: o.hookCommand, failClosed: true }, 'command', o.host);
         }),
-        editJson(p('.cursor', 'mcp.json'), mcp, mcpServersEdit(p('.cursor', 'mcp.json'), o, server)),
+        editJson(p('.cursor', 'mcp.json'), mcp, o.project, mcpServersEdit(p('.cursor', 'mcp.json'), o, server)),
       ];
     }
     case 'copilot': {
@@ -193,7 +195,7 @@ export function setupHost(o: SetupOptions): Pending[] {
       const mcpFile = h('.copilot', 'mcp-config.json');
       const entry: JsonObject = { type: 'local', ...server, tools: ['*'] };
       return [
-        editJson(file, hook, (doc) => {
+        editJson(file, hook, o.project, (doc) => {
           if (doc['version'] === undefined) doc['version'] = 1;
           upsertEntry(arrayAt(file, objectAt(file, doc, 'hooks', 'hooks'), 'preToolUse', 'hooks.preToolUse'), { type: 'command', bash: o.hookCommand, timeoutSec: 30 }, 'bash', o.host);
         }),
@@ -204,7 +206,7 @@ export function setupHost(o: SetupOptions): Pending[] {
       const file = p('.windsurf', 'hooks.json');
       const mcpFile = h('.codeium', 'windsurf', 'mcp_config.json');
       return [
-        editJson(file, hook, (doc) => {
+        editJson(file, hook, o.project, (doc) => {
           const hooks = objectAt(file, doc, 'hooks', 'hooks');
           for (const event of ['pre_run_command', 'pre_write_code', 'pre_read_code', 'pre_mcp_tool_use']) {
             upsertEntry(arrayAt(file, hooks, event, `hooks.${event}`), { command: o.hookCommand, show_output: true }, 'command', o.host);

@@ -4,8 +4,8 @@
  * changed by merging plangate's entries beside the user's, and written back
  * only when the bytes differ.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, relative, isAbsolute } from 'node:path';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -23,12 +23,36 @@ export function lineCol(text: string, offset: number): { line: number; col: numb
 }
 
 /**
+ * Refuses a file plangate would write through a symbolic link, or whose
+ * directory leads out of `within` (a project's, the home directory): a
+ * repository could hold a `.cursor/hooks.json` that points at any file of
+ * the user's.
+ *
+ * @example
+ * checkPlainFile('/srv/notes/.cursor/hooks.json', '/srv/notes') // throws if it is a symlink
+ */
+export function checkPlainFile(file: string, within: string): void {
+  if (existsSync(file) && lstatSync(file).isSymbolicLink()) {
+    throw new PlangateError(ErrorCode.InvalidInput, `${file} is a symbolic link; plangate writes only the file itself; nothing was changed`);
+  }
+  // Nothing of `within` exists yet: whatever is written is created inside it.
+  if (!existsSync(within)) return;
+  let dir = dirname(file);
+  while (!existsSync(dir)) dir = dirname(dir);
+  const real = relative(realpathSync(within), realpathSync(dir));
+  if (real.startsWith('..') || isAbsolute(real)) {
+    throw new PlangateError(ErrorCode.InvalidInput, `${file}: its directory leads out of ${within}; nothing was changed`);
+  }
+}
+
+/**
  * The JSON object in `file`, or `{}` when it does not exist or is empty.
  *
  * @example
- * readJsonObject('.cursor/hooks.json') // { version: 1, hooks: { … } }
+ * readJsonObject('/srv/notes/.cursor/hooks.json', '/srv/notes') // { doc: { version: 1, hooks: { … } }, text: '…' }
  */
-export function readJsonObject(file: string): { doc: JsonObject; text: string | undefined } {
+export function readJsonObject(file: string, within: string): { doc: JsonObject; text: string | undefined } {
+  checkPlainFile(file, within);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
