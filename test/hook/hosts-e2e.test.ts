@@ -6,14 +6,9 @@
  * reply asserted as the host's contract writes it (JSON field, exit code,
  * stderr); the plan path in each host; garbage refused in each host's
  * blocking shape.
- *
- * The harness (test/hook/flow.ts), `plangate hook --format` and the route
- * come with the tool-call pipeline (branch `pipeline`); until it is in, each
- * case is listed as a todo with that reason, and loaded only once it is.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHttpApp, type HttpApp } from '../../src/adapters/http/app.js';
 import { createTokenSet } from '../../src/adapters/http/auth.js';
@@ -22,21 +17,9 @@ import type { HookReply, HostContract } from '../../src/adapters/hook/contract.j
 import { HOSTS } from '../../src/adapters/hook/hosts/index.js';
 import { openPlangate, type Plangate } from '../../src/main/open.js';
 import { TOKEN_ENTRIES, TOKENS } from '../http/support.js';
+import { ALLOWED_NOTE } from '../../src/adapters/hook/pretooluse.js';
 import { makeWorld, type World } from '../mcp/support.js';
-
-/** The pipeline's harness, when it is in this tree. */
-const FLOW = join(import.meta.dirname, 'flow.ts');
-const PIPELINE = existsSync(FLOW);
-const TODO = 'needs plangate hook --format, POST /v1/hooks/:host and test/hook/flow.ts from the tool-call pipeline';
-type HookRun = (payload: string) => Promise<HookReply>;
-/* eslint-disable @typescript-eslint/no-explicit-any -- loaded by path: typed by the harness once it is in */
-async function harness(): Promise<any> {
-  return import(pathToFileURL(FLOW).href);
-}
-async function allowedNote(): Promise<string> {
-  return ((await import(pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'adapters', 'hook', 'pretooluse.ts')).href)) as any).ALLOWED_NOTE as string;
-}
-/* eslint-enable @typescript-eslint/no-explicit-any */
+import { cliHook, httpHook, planPathFlow, recorded, sayThroughMcp, type HookRun } from './flow.js';
 
 const SIX = ['codex', 'gemini-cli', 'cursor', 'copilot', 'windsurf', 'cline'] as const;
 
@@ -67,16 +50,10 @@ function expectRefusal(contract: HostContract, reply: HookReply, pattern: RegExp
 describe("the six hosts' hooks, on the command line and over HTTP", () => {
   for (const host of SIX) {
     const contract = HOSTS[host]!;
-    if (!PIPELINE) {
-      it.todo(`${host}: its recorded payloads through plangate hook --format ${host} and POST /v1/hooks/${host}, and the plan path (${TODO})`);
-      continue;
-    }
     it(`${host}: refuses the write and the shell, leaves the read to the host, refuses garbage, in its own shape`, async () => {
       const rules = `${readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'hosts', `${host}.yaml`), 'utf8')}\nplanRequired:\n  workspace: { mode: side_effects, windowMin: 10 }\n`;
       const w = makeWorld(rules);
       const app = await serveWorld(w);
-      const { cliHook, httpHook, recorded } = await harness();
-      const ALLOWED_NOTE = await allowedNote();
       const runs: Record<string, HookRun> = { cli: cliHook(w, host), http: httpHook(app, host, TOKENS.worker) };
       for (const [via, run] of Object.entries(runs)) {
         for (const name of ['write.json', 'shell.json']) expectRefusal(contract, await run(recorded(host, name)), /^plan_required:.+:none/);
@@ -91,13 +68,11 @@ describe("the six hosts' hooks, on the command line and over HTTP", () => {
     if (host === 'cursor') {
       it('cursor: names no MCP server, so its plan tool is not taken for plangate\'s own (a known gap)', async () => {
         const w = makeWorld(`planRequired:\n  workspace: { mode: side_effects }\n`);
-        const { cliHook, recorded } = await harness();
         expectRefusal(contract, await cliHook(w, host)(recorded(host, 'plan.json')), /^plan_required:MCP:plangate_say:none/);
       }, 60_000);
     } else {
       it(`${host}: the plan path — refused, plan posted through plangate's plan tool, then left to the host`, async () => {
         const w = makeWorld(`planRequired:\n  workspace: { mode: side_effects, windowMin: 10 }\n`);
-        const { cliHook, planPathFlow, recorded, sayThroughMcp } = await harness();
         await planPathFlow(contract, { effect: recorded(host, 'write.json'), plan: recorded(host, 'plan.json') }, cliHook(w, host), async () => {
           const r = await sayThroughMcp(w, '0xWORKER', 'write the release summary, then push it');
           expect(r.isError).not.toBe(true);
