@@ -4,10 +4,22 @@
  */
 import type { HostContract, HostName } from '../contract.js';
 import { claudeCode } from './claude-code.js';
+import { cline } from './cline.js';
+import { codex } from './codex.js';
+import { copilot } from './copilot.js';
+import { cursor } from './cursor.js';
+import { geminiCli } from './gemini-cli.js';
+import { windsurf } from './windsurf.js';
 
 /** Every host's contract, by name (one line per host). */
 export const HOSTS: Partial<Record<HostName, HostContract>> = {
   'claude-code': claudeCode,
+  codex,
+  'gemini-cli': geminiCli,
+  cursor,
+  copilot,
+  windsurf,
+  cline,
 };
 
 /**
