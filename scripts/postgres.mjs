@@ -62,6 +62,7 @@ export async function startPostgres(bin) {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
+    dir,
     stop() {
       if (stopped) return;
       stopped = true;
