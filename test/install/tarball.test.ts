@@ -29,6 +29,20 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = 
 
 const version = (file: string): string => (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 
+describe('the clone', () => {
+  it('runs the command through npx, and through npm link into a prefix of its own', () => {
+    const viaNpx = run(NPM, ['exec', '--offline', '--', 'plangate', '--version'], ROOT);
+    expect(viaNpx.status, viaNpx.stderr).toBe(0);
+    expect(viaNpx.stdout.trim()).toBe(version(join(ROOT, 'package.json')));
+    const prefix = mkdtempSync(join(tmpdir(), 'plangate-link-'));
+    const linked = run(NPM, ['link', '--ignore-scripts', '--no-audit', '--no-fund'], ROOT, { ...process.env, npm_config_prefix: prefix });
+    expect(linked.status, linked.stderr).toBe(0);
+    const v = run(join(prefix, 'bin', 'plangate'), ['--version'], prefix);
+    expect(v.status, v.stderr).toBe(0);
+    expect(v.stdout.trim()).toBe(version(join(ROOT, 'package.json')));
+  }, 120_000);
+});
+
 describe('the packed tarball', () => {
   it('installs into an empty prefix and runs --version, check and a decision', () => {
     const work = mkdtempSync(join(tmpdir(), 'plangate-install-'));
