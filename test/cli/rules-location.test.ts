@@ -6,7 +6,7 @@
  * exist but do not parse still fail open. The hook answers a refusal
  * instead of exiting with an error, and serve and mcp do not start.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -151,4 +151,40 @@ describe('the rules location', () => {
     expect(r.status).toBe(0);
     expect(r.out.trim()).toBe(pkg.version);
   });
+});
+
+describe('plangate serve --rules-optional', () => {
+  it('starts failing open with /health degraded and the reason, plangate_fail_open 1, and enforces once rule files appear', async () => {
+    const { dir, env } = world();
+    const rules = join(dir, 'rules-later');
+    const operator = 'operator-token-for-the-rules-optional-test';
+    const server = spawn(process.execPath, ['--import', TSX, CLI_CHILD, '--rules', rules, '--rules-optional', 'serve', '--port', '0'], {
+      cwd: ROOT, env: { ...process.env, ...env, PLANGATE_RULES: '', PLANGATE_TOKENS: `operator=${operator}` }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      let err = '';
+      server.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+      const until = async <T>(what: string, get: () => Promise<T | undefined> | T | undefined): Promise<T> => {
+        for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+          const got = await get();
+          if (got !== undefined) return got;
+        }
+        throw new Error(`timed out waiting for ${what}: ${err}`);
+      };
+      const url = await until('the service', () => /serving (http:\/\/\S+)/.exec(err)?.[1]);
+      const health = async () => (await fetch(`${url}/health`, { headers: { authorization: `Bearer ${operator}` } })).json() as Promise<{ status: string; reasons: string[] }>;
+      const degraded = await health();
+      expect(degraded.status).toBe('degraded');
+      expect(degraded.reasons.join('\n')).toContain(rules);
+      expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/^plangate_fail_open 1$/m);
+      expect(err).toMatch(/NOT enforced|fail/i);
+
+      cpSync(EXAMPLES, rules, { recursive: true });
+      await until('the rules to load', async () => ((await health()).status === 'ok' ? true : undefined));
+      expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/^plangate_fail_open 0$/m);
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    }
+  }, 60_000);
 });
