@@ -18,7 +18,8 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const EXAMPLES = join(ROOT, 'examples', 'rules');
 /** tsx by its file, so a child runs the sources from any working directory. */
 const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-const WRITE = JSON.stringify({ session_id: 's1', hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: '/tmp/x', content: 'x' } });
+/** A recorded Claude Code PreToolUse payload of a Write. */
+const WRITE = readFileSync(join(ROOT, 'test', 'hook', 'payloads', 'write.json'), 'utf8');
 
 function world(): { dir: string; env: Record<string, string> } {
   const dir = tempDir();
