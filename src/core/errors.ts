@@ -10,6 +10,12 @@ export const ErrorCode = {
   RulesInvalid: 'rules_invalid',
   /** The rules directory or a rule file cannot be read. */
   RulesUnreadable: 'rules_unreadable',
+  /**
+   * The rules location does not exist or holds no rule file, at start: a
+   * configuration error (a typo must not switch the gate off), not a
+   * failure to fail open on. `--rules-optional` starts without rules.
+   */
+  RulesMissing: 'rules_missing',
   /** A rules edit was refused (e.g. the result would be invalid). */
   RulesEditRefused: 'rules_edit_refused',
   /** The compiled policy cannot be loaded or evaluated. */

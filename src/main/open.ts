@@ -17,7 +17,7 @@ import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
 import type { HoldWatch } from '../facts/postgres/listen.js';
 import type { PostgresStore } from '../facts/postgres/store.js';
-import { openSqliteStore, type SqliteStoreOptions } from '../facts/sqlite/store.js';
+import type { SqliteStoreOptions } from '../facts/sqlite/store.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, storeKind, type Paths } from './config.js';
@@ -258,8 +258,11 @@ export async function openStore(path: string, options: SqliteStoreOptions = {}):
       const { openPostgresStore } = await import('../facts/postgres/store.js');
       return openPostgresStore(path);
     }
-    default:
+    default: {
+      // So is SQLite's native module: `import 'plangate'` loads neither driver until a store needs one.
+      const { openSqliteStore } = await import('../facts/sqlite/store.js');
       return openSqliteStore(path, options);
+    }
   }
 }
 

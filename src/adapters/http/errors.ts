@@ -70,6 +70,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.RulesInvalid]: 422,
   [ErrorCode.RulesEditRefused]: 422,
   [ErrorCode.RulesUnreadable]: 500,
+  [ErrorCode.RulesMissing]: 500,
   [ErrorCode.PolicyResultInvalid]: 500,
   [ErrorCode.StoreFailure]: 500,
   [HttpCode.Internal]: 500,
