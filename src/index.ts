@@ -39,7 +39,7 @@ export type { Holds, HoldMessage } from './gate/holds.js';
 export type { RunStore, DelegationStore } from './facts/port.js';
 export { DEFAULT_RUN_TTL_MS, type Runs, type Delegations } from './gate/runs.js';
 export { RESERVED_KINDS } from './gate/posting.js';
-export type { ClaimRefused, ClaimKind } from './audit/port.js';
+export type { ClaimRefused, ClaimKind, StoreFailureRefused } from './audit/port.js';
 export { createJsonlAuditSink } from './audit/jsonl.js';
 export { createMemoryAuditSink } from './audit/memory.js';
 export { loadRules, type LoadedRules } from './rules/load.js';
