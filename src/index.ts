@@ -39,6 +39,7 @@ export type {
   ReadGuardBlocked,
   ClaimRefused,
   ClaimKind,
+  StoreFailureRefused,
 } from './audit/port.js';
 export type { Holds, HoldMessage } from './gate/holds.js';
 export type { Runs, Delegations } from './gate/runs.js';

@@ -244,7 +244,13 @@ test_the_filesystem_servers_read_tools_are_known_out_of_the_box if {
 	fs_check("read_file", {"path": "big.log"}, big).status == "over"
 	fs_check("read_media_file", {"path": "big.log"}, big).status == "over"
 	fs_check("resources/read", {"uri": "file:///work/big.log", "path": "big.log"}, big).status == "over"
-	fs_check("resources/read", {"uri": "https://example.com/"}, big).status == "bad_path"
+	fs_check("resources/read", {"uri": "file:///work/big.log"}, big).status == "bad_path"
+
+	# a resource that is not a file is not the guard's: never refused as a bad path
+	fs_check("resources/read", {"uri": "https://example.com/"}, big).status == "not_listed"
+	fs_check("resources/read", {"uri": "memo://insights"}, big).status == "not_listed"
+	fs_check("resources/read", {}, big).status == "not_listed"
+	fs_check("resources/read", {"uri": 7}, big).status == "not_listed"
 
 	# behind a gateway namespace, or a host's mcp__<server>__ prefix, too
 	fs_check("files__read_text_file", {"path": "big.log"}, big).status == "over"

@@ -5,8 +5,10 @@
 import type { Mode, ScopeKind, ToolClass } from '../core/types.js';
 import type { PlanningAuditEvent } from './planning.js';
 import type { ClaimRefused } from './trust.js';
+import type { StoreFailureRefused } from './store.js';
 
 export type { ClaimRefused, ClaimKind } from './trust.js';
+export type { StoreFailureRefused } from './store.js';
 
 export type {
   HoldPlaced,
@@ -57,7 +59,7 @@ export interface PlanRequiredBlocked {
 }
 
 /** Every audit event; discriminated by `type`. More event types join this union later. */
-export type AuditEvent = PlanRequiredBlocked | PlanningAuditEvent | ClaimRefused;
+export type AuditEvent = PlanRequiredBlocked | PlanningAuditEvent | ClaimRefused | StoreFailureRefused;
 
 /** The `type` of every audit event. */
 export type AuditEventType = AuditEvent['type'];

@@ -17,6 +17,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'HoldReleased',
   'HoldUnblocked',
   'ClaimRefused',
+  'StoreFailureRefused',
 ];
 
 /** The check behind each refusal event (the decision's `check`); other events have none. */

@@ -6,6 +6,7 @@
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { toPlanningRecord, traceOf } from './planning.js';
 import { toTrustRecord } from './trust.js';
+import { toStoreRecord } from './store.js';
 import type { AuditEvent } from './port.js';
 
 /**
@@ -38,6 +39,8 @@ export function toAuditRecord(event: AuditEvent): AuditEvent {
     }
     case 'ClaimRefused':
       return toTrustRecord(event);
+    case 'StoreFailureRefused':
+      return toStoreRecord(event);
     default:
       // The planning gate's and the read guard's events; it throws on an unknown type.
       return toPlanningRecord(event);

@@ -7,9 +7,9 @@ import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.j
 import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_STORE_FAILURE, UNREAD_HOLDS_ON_STORE_FAILURE, unreadHoldsWhileFailing } from '../core/failclosed.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
 import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, HoldKind, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
-import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked } from '../audit/port.js';
+import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked, StoreFailureRefused } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
-import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore, SnapshotReads } from '../facts/port.js';
+import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore, SnapshotReads, StoreProbe } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
@@ -18,11 +18,12 @@ import { KnownHolds } from './known-holds.js';
 import { planningRefusalEvent, refusalError } from './refusals.js';
 import { decideWithFacts, explainWithFacts, type Resolutions } from './with-facts.js';
 import { createRuns, type Delegations, type Runs } from './runs.js';
+import { outageJudge, requestFailure, withinBudget } from './store-failures.js';
 import { checkAgentPost } from './posting.js';
 import type { DecisionObserver, DecisionWatch } from './observe.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & Partial<SnapshotReads>;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & Partial<SnapshotReads> & Partial<StoreProbe>;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */
@@ -148,10 +149,12 @@ export function createGate(options: GateOptions): Gate {
     process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} ${held}: ${toError(error).message}\n`);
   });
   const known = new KnownHolds();
+  const outages = outageJudge(options.store.probe ? () => (options.store.probe as () => Promise<void>)() : undefined);
 
   async function inputFor(call: Call, opts: DecideOptions = {}): Promise<PolicyInput> {
     const checked = checkCall(call, clock());
-    return gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {});
+    // Bounded in time as well as by indexes: a slow gathering is refused as this call's failure (core/store-failures.ts).
+    return withinBudget(gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {}));
   }
 
   async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions, watch: DecisionWatch | undefined): Promise<void> {
@@ -213,6 +216,11 @@ export function createGate(options: GateOptions): Gate {
     } catch (error) {
       // A malformed call is an error; a failing store fails open (plan-required guards legibility).
       if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw error;
+      if (!(await outages.isOutage())) {
+        // The store answers others: the failure is this request's, refused and audited, never let through.
+        await audit(storeFailureEvent(call, toError(error).message, clock()));
+        throw requestFailure(error);
+      }
       const reason = `the store failed while gathering the facts: ${toError(error).message}`;
       const hold = known.get(call.agent);
       if (hold && HOLD_ON_STORE_FAILURE === 'fail_closed') {
@@ -296,6 +304,16 @@ export function claimRefusedEvent(input: PolicyInput, claim: ClaimKind, claimed:
   return {
     type: 'ClaimRefused', time: isoTime(input.now), agent: input.agent.id, claim, claimed, refused,
     tool: input.call.tool, runId: input.call.runId ?? null,
+  };
+}
+
+/** The audit record of a call refused because its own fact gathering failed on a healthy store. */
+function storeFailureEvent(call: Call, reason: string, now: number): StoreFailureRefused {
+  return {
+    type: 'StoreFailureRefused', time: new Date(now).toISOString(), agent: String(call.agent), tool: String(call.tool),
+    runId: typeof call.runId === 'string' ? call.runId : null,
+    delegatedBy: Array.isArray(call.delegatedBy) ? call.delegatedBy.map(String) : [],
+    reason,
   };
 }
 

@@ -34,6 +34,13 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
       return { contents: [{ uri: uri.href, text: readFileSync(file, 'utf8') }] };
     });
   });
+  // With files, also a resource that is not a file: not the read guard's to judge.
+  if (files.length > 0) {
+    server.registerResource('memo', 'memo://insights', { mimeType: 'text/plain' }, async (uri) => {
+      log('resources/read', { uri: uri.href });
+      return { contents: [{ uri: uri.href, text: 'a memo' }] };
+    });
+  }
   // Its argument completes from names the server knows: what a completion answers is the upstream's data.
   const names = ['Ada', 'Alan', 'Grace'];
   server.registerPrompt('greet', { description: 'A greeting.', argsSchema: { who: completable(z.string(), (value) => names.filter((n) => n.startsWith(value))) } }, ({ who }) => {

@@ -102,10 +102,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   new Gauge({
     name: 'plangate_fail_open',
-    help: '1 while plangate fails open: the rules or the policy could not be loaded and calls go through as if the mode were off.',
+    help: '1 while plangate fails open: the rules or the policy could not be loaded, or calls failed open on a store outage in the last minute, and calls go through as if the mode were off.',
     registers: [registry],
     collect() {
-      this.set(status?.().failOpen ? 1 : 0);
+      const s = status?.();
+      this.set(s?.failOpen || s?.storeFailingOpen ? 1 : 0);
     },
   });
   new Gauge({

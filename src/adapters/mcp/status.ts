@@ -19,8 +19,8 @@ export interface McpListener {
 
 /**
  * Serves only `/health` and `/metrics` (for a gateway whose client is on
- * stdio), open as in `plangate serve`: the details of `/health` need an
- * operator or policy token from `tokens`.
+ * stdio), open as in `plangate serve`: the details of `/health`, and the
+ * metrics labelled with tool names, need an operator or policy token from `tokens`.
  *
  * @example
  * const status = await listenStatus(gateway, { port: 9464 }); // status.url: http://127.0.0.1:9464
@@ -70,7 +70,8 @@ export function handler(gateway: McpGateway, log: (text: string) => void, tokens
       }
       if (url.pathname === '/metrics' && req.method === 'GET') {
         const m = await gateway.metrics.render();
-        res.writeHead(200, { 'content-type': m.contentType }).end(m.text);
+        const text = mayReadDetails(tokens, req.headers.authorization) ? m.text : withoutToolNames(m.text);
+        res.writeHead(200, { 'content-type': m.contentType }).end(text);
         return;
       }
       throw new HttpError(HttpCode.RouteNotFound, `no route ${req.method} ${url.pathname}`);
@@ -81,6 +82,25 @@ export function handler(gateway: McpGateway, log: (text: string) => void, tokens
       else res.end();
     }
   };
+}
+
+/** The metric families labelled with the upstreams' tool names: an operator's or a policy token's to read. */
+export const TOOL_NAMED_METRICS: readonly string[] = ['plangate_mcp_tool_calls_total'];
+
+/**
+ * The exposition without the families labelled with tool names, for an
+ * anonymous scrape: which tools sit behind the gateway, and which of them are
+ * refused how often, is for operators (a scraper may send an operator or
+ * policy token to read them).
+ *
+ * @example
+ * withoutToolNames('plangate_mcp_tool_calls_total{tool="fs__write_file",outcome="refused"} 3\nplangate_mcp_sessions 1\n') // 'plangate_mcp_sessions 1\n'
+ */
+export function withoutToolNames(text: string): string {
+  return text.split('\n').filter((line) => {
+    const name = /^(?:# (?:HELP|TYPE) )?([A-Za-z_:][A-Za-z0-9_:]*)/.exec(line)?.[1];
+    return name === undefined || !TOOL_NAMED_METRICS.includes(name);
+  }).join('\n');
 }
 
 export async function serve(handle: Handle, host = '127.0.0.1', port = 0) {

@@ -266,6 +266,13 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
       });
     },
 
+    /** The health probe (core/store-failures.ts): one trivial read of the schema, on the open file. */
+    async probe(): Promise<void> {
+      guard('probe', () => {
+        db.prepare('SELECT count(*) FROM sqlite_schema').get();
+      });
+    },
+
     async close(): Promise<void> {
       guard('close', () => {
         if (db.open) db.close();
