@@ -32,6 +32,7 @@ import { createPostgresHolds } from './holds.js';
 import { createPool, inTransaction, storeFailure, type PostgresOptions } from './pool.js';
 import { POSTGRES_URL, redactUrl } from './url.js';
 import { createPostgresRuns } from './runs.js';
+import { prunePostgres } from './prune.js';
 import { STORE_MIGRATIONS } from './migrations.js';
 import { DECISION_FACTS_SQL, SQL } from './schema.js';
 
@@ -222,6 +223,8 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
         const { rows } = await pool.query<MessageRow>(SQL.listThread, [thread, limit]);
         return rows.map(toMessage);
       }),
+
+    prune: (cutoffs, options) => run('prune', () => prunePostgres(pool, cutoffs, options)),
 
     async close(): Promise<void> {
       if (closed) return;
