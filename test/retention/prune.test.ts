@@ -128,3 +128,26 @@ describe('prune', () => {
     }
   });
 });
+
+describe('the prune schedule', () => {
+  it('prunes every period and logs what it deleted; stopped, it prunes no more', async () => {
+    const { openPlangate } = await import('../../src/main/open.js');
+    const { schedulePrune } = await import('../../src/main/retention.js');
+    const pg = await openPlangate({ rules: join(dir, 'no-rules'), store: join(dir, 'sched.db'), audit: join(dir, 'sched.jsonl'), log: () => {} });
+    try {
+      const old = () => pg.store.postMessage({ thread: 'org', author: 'a', authorKind: 'agent', kind: 'note', body: 'x', at: Date.now() - 40 * DAY });
+      await old();
+      const lines: string[] = [];
+      const s = schedulePrune(pg, settings, 50, Date.now, (t) => lines.push(t));
+      for (let i = 0; i < 100 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(lines[0]).toMatch(/^plangate: pruned 1 messages \(posted before /);
+      s.stop();
+      await old();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(lines).toHaveLength(1);
+      expect(await pg.store.listThread('org', 10)).toHaveLength(1);
+    } finally {
+      await pg.close();
+    }
+  });
+});
