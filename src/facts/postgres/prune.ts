@@ -66,6 +66,8 @@ async function pruneTable(q: pg.PoolClient, t: PruneTable, params: Record<string
  */
 export async function prunePostgres(pool: pg.Pool, c: PruneCutoffs, o: PruneOptions): Promise<PruneCounts & { keptFrom: number; skipped?: true }> {
   const q = await pool.connect();
+  // A connection whose unlock failed goes back to no one: it would hold the lock for good.
+  let broken = false;
   try {
     const got = (await q.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [PRUNE_LOCK_KEY])).rows[0]?.ok === true;
     if (!got) return { messages: 0, runs: 0, delegations: 0, holds: 0, keptFrom: c.now, skipped: true };
@@ -80,9 +82,11 @@ export async function prunePostgres(pool: pg.Pool, c: PruneCutoffs, o: PruneOpti
       }
       return { ...counts, keptFrom };
     } finally {
-      await q.query('SELECT pg_advisory_unlock($1)', [PRUNE_LOCK_KEY]).catch(() => {});
+      await q.query('SELECT pg_advisory_unlock($1)', [PRUNE_LOCK_KEY]).catch(() => {
+        broken = true;
+      });
     }
   } finally {
-    q.release();
+    q.release(broken);
   }
 }
