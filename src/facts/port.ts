@@ -7,6 +7,7 @@
  */
 import type { Delegation, HoldKind, Lineage, MessageFact, NewDelegation, NewMessage, NewRun, Run, StoredMessage } from '../core/types.js';
 import type { HoldCondition } from './holds.js';
+import type { Pruning } from './retention.js';
 
 export interface Crew {
   id: string;
@@ -219,6 +220,7 @@ export interface StoreProbe {
   probe(): Promise<void>;
 }
 
-export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, Partial<SnapshotReads>, Partial<StoreProbe> {
+/** A store may prune what can no longer count (retention.ts); the memory store does not. */
+export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, Partial<SnapshotReads>, Partial<StoreProbe>, Partial<Pruning> {
   close(): Promise<void>;
 }

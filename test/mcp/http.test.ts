@@ -82,7 +82,7 @@ planningGate:
     const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
     const up = await recorderHttp(w.record);
     closers.push(() => up.close());
-    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }], 100, [w.files], { maxSessionsPerSeat: 2 });
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }], 100, [w.files], { maxSessionsPerSeat: 2, evictIdleMs: 0 });
     closers.push(() => h.close());
     const [first, second] = [await h.client('0xWORKER'), await h.client('0xWORKER')];
     await first.callTool({ name: 'peek', arguments: { what: 'a' } });

@@ -20,6 +20,7 @@ import { registerMcp } from './commands/mcp.js';
 import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
 import { registerRuns } from './commands/runs.js';
+import { registerPrune } from './commands/prune.js';
 import { registerSay } from './commands/say.js';
 import { registerServe } from './commands/serve.js';
 import { registerTest } from './commands/test.js';
@@ -77,6 +78,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerHolds(program, ctx);
   registerAudit(program, ctx);
   registerRuns(program, ctx);
+  registerPrune(program, ctx);
   registerCompile(program, ctx);
   registerBlueprint(program, ctx);
   registerServe(program, ctx);

@@ -13,7 +13,8 @@ import { PlangateError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
 import type { DecideOptions } from '../../gate/gate.js';
-import type { ByteBudget } from './limits.js';
+import type { UploadRate } from './limits.js';
+import { FairShares } from './shares.js';
 import type { Principal, TokenSet } from './auth.js';
 import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
 import { errorAnswer, HttpCode, HttpError, logLine, STATUS } from './errors.js';
@@ -70,8 +71,13 @@ export interface HttpAppOptions {
   status?: () => RuntimeStatus;
   /** Largest request body in bytes; default {@link DEFAULT_BODY_LIMIT}. */
   bodyLimit?: number;
-  /** The bytes of bodies being read at once, shared with every listener of the process unless given. */
-  bodyBudget?: ByteBudget;
+  /**
+   * Each token's share of the bodies being read and the requests in flight
+   * (shares.ts); by default one per app, its callers' pool the process's.
+   */
+  shares?: FairShares;
+  /** The slowest a request body may arrive (default MIN_UPLOAD_RATE in limits.ts). */
+  uploadRate?: UploadRate;
   /** More route modules (e.g. holds), registered after the default ones. */
   routes?: ReadonlyArray<RouteModule<HttpDeps>>;
   /** Metrics to count into; by default the app makes its own registry. */
@@ -229,17 +235,19 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return answer;
   }
 
-  /** Whether a request's body is worth reading: its route exists and its token may use it (see ServeOptions.mayRead). */
-  function mayRead(req: IncomingMessage): boolean {
+  /** Whether a request is worth reading, and whose share it draws on: its route exists and its token may use it (see ServeOptions.admit). */
+  function admit(req: IncomingMessage): { read: boolean; principal?: Principal | undefined } {
     const match = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
-    if (match.kind !== 'route') return false;
+    if (match.kind !== 'route') return { read: false };
     try {
-      authorized.set(req.headers, authorize(match.route, options.tokens, req.headers.authorization));
-      return true;
+      const principal = authorize(match.route, options.tokens, req.headers.authorization);
+      authorized.set(req.headers, principal);
+      return { read: true, principal };
     } catch {
-      return false;
+      return { read: false };
     }
   }
+  const shares = options.shares ?? new FairShares();
 
   const streams = new Set<AbortController>();
   return {
@@ -269,17 +277,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return { status: a.status, headers: a.headers, text, json };
     },
     listener(req, res) {
-      const refused = (code: HttpCode) => (): void => {
+      const refused = (code: HttpCode): void => {
         const m = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
         metrics.observeRequest(m.kind === 'route' ? m.route.path : 'unmatched', (req.method ?? 'GET').toUpperCase(), STATUS[code]);
       };
       serveNode(fetch, req, res, {
         limit: bodyLimit,
         streams,
-        onTooLarge: refused(HttpCode.BodyTooLarge),
-        onBusy: refused(HttpCode.Busy),
-        mayRead,
-        ...(options.bodyBudget ? { budget: options.bodyBudget } : {}),
+        onTooLarge: () => refused(HttpCode.BodyTooLarge),
+        onRefused: refused,
+        shares,
+        admit,
+        ...(options.uploadRate ? { uploadRate: options.uploadRate } : {}),
       }).catch((error: unknown) => {
         // Writing the answer failed (e.g. the client went away): nothing left to answer.
         onError(error, { method: req.method ?? 'GET', route: 'write' });

@@ -35,6 +35,10 @@ export const HttpCode = {
   AuditUnreadable: 'audit_unreadable',
   /** Too many request bodies are being read at once (see limits.ts): retry in a moment. */
   Busy: 'busy',
+  /** This token's own share (bytes being read, requests in flight; see shares.ts) is spent: retry in a moment. */
+  TooManyRequests: 'too_many_requests',
+  /** The request body arrived slower than the minimum upload rate (see limits.ts). */
+  UploadTooSlow: 'upload_too_slow',
   /** Anything unexpected; the message never carries internals. */
   Internal: 'internal',
 } as const;
@@ -78,6 +82,8 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.PolicyUnavailable]: 503,
   [ErrorCode.StoreUnavailable]: 503,
   [HttpCode.Busy]: 503,
+  [HttpCode.TooManyRequests]: 429,
+  [HttpCode.UploadTooSlow]: 408,
   [HttpCode.AuditUnreadable]: 503,
   [HttpCode.UpstreamTimeout]: 504,
 };

@@ -33,6 +33,7 @@ import { createPool, inTransaction, probeDatabase, storeFailure, type PostgresOp
 import { PROBE_TIMEOUT_MS } from '../../core/store-failures.js';
 import { POSTGRES_URL, redactUrl } from './url.js';
 import { createPostgresRuns } from './runs.js';
+import { prunePostgres } from './prune.js';
 import { STORE_MIGRATIONS } from './migrations.js';
 import { DECISION_FACTS_SQL, SQL } from './schema.js';
 
@@ -226,6 +227,7 @@ function postgresStoreOn(pool: pg.Pool, where: string, url: string): PostgresSto
 
     /** The health probe (core/store-failures.ts): SELECT 1 on a fresh connection, not one of the pool's. */
     probe: () => run('probe', () => probeDatabase(url, PROBE_TIMEOUT_MS)),
+    prune: (cutoffs, options) => run('prune', () => prunePostgres(pool, cutoffs, options)),
 
     async close(): Promise<void> {
       if (closed) return;

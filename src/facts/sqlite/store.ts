@@ -28,6 +28,7 @@ import { createSqliteRuns } from './runs.js';
 import { guard } from './guard.js';
 import { openConnection, type SqliteStoreOptions } from './connection.js';
 import { SQL } from './schema.js';
+import { pruneSqlite } from './prune.js';
 
 export type { SqliteStoreOptions } from './connection.js';
 
@@ -271,6 +272,16 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
       guard('probe', () => {
         db.prepare('SELECT count(*) FROM sqlite_schema').get();
       });
+    },
+
+    async prune(cutoffs, options) {
+      try {
+        return await pruneSqlite(db, cutoffs, options);
+      } catch (error) {
+        return guard('prune', () => {
+          throw error;
+        });
+      }
     },
 
     async close(): Promise<void> {

@@ -21,6 +21,7 @@ import { EXIT } from '../exit.js';
 import type { Io } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openFromOptions, untilSignal, type AuditHup } from '../shared.js';
+import { pruneEveryMs, retentionFromEnv, schedulePrune } from '../../../main/retention.js';
 import { DEMO_SEATS } from './serve.js';
 
 export interface ServeOptions {
@@ -67,6 +68,9 @@ export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: Au
       io.err(`plangate: started the rules directory ${rulesDir} as a copy of ${opts.initRules}`);
     }
   }
+  // Read before anything opens: a bad retention variable stops the start with its name.
+  const retention = retentionFromEnv(io.env);
+  const pruneEvery = pruneEveryMs(io.env);
   const tokens = await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env });
   const executors: Executors | undefined = opts.executors ? await loadExecutors(opts.executors) : undefined;
   const pg = await openFromOptions(cmd, io, { watch: true, ...(opts.decisionLog ? { decisionLog: opts.decisionLog } : {}) });
@@ -89,11 +93,13 @@ export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: Au
     await pg.close();
     throw error;
   }
+  const pruning = schedulePrune(pg, retention, pruneEvery, Date.now, (text) => io.err(text));
   io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${describeLocation(pg.paths.store)}, audit ${describeLocation(pg.paths.audit)}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
 
   const signal = await untilSignal();
   hup.stopping();
   io.err(`plangate: ${signal}: stopping (finishing the requests in flight)`);
+  pruning.stop();
   await running.close();
   executors?.close();
   await pg.close();
