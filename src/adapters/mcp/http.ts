@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenSet } from '../http/auth.js';
+import type { Allowed, AllowedOptions } from '../http/rebinding.js';
 import { busyError, PROCESS_BODY_BUDGET, readBody as readBodyBytes, SEND_TIMEOUT_MS, sendTimeout, type ByteBudget } from '../http/limits.js';
 import { HttpCode, HttpError } from '../http/errors.js';
 import { wholeNumber, type McpGateway } from './gateway.js';
@@ -18,7 +19,7 @@ import type { GatewaySession } from './session.js';
 import { handler, serve, type McpListener } from './status.js';
 import { MCP_SESSIONS_PER_SEAT } from './limits.js';
 
-export interface McpListenOptions {
+export interface McpListenOptions extends AllowedOptions {
   host?: string;
   /** 0 for any free port. */
   port?: number;
@@ -165,6 +166,10 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
     const session = gateway.open({ seat: principal.seat });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // The listener refuses these first (see serve); the SDK's own check stands behind it.
+      enableDnsRebindingProtection: true,
+      allowedHosts: [...allowed.hosts],
+      allowedOrigins: [...allowed.origins],
       onsessioninitialized: (id) => void open.set(id, { transport, session, seat: principal.seat, lastSeen: Date.now(), active: 0, posts: 0 }),
     });
     transport.onclose = () => {
@@ -178,6 +183,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   }
 
   const handle = handler(gateway, log, options.tokens, handleMcp);
+  let allowed: Allowed = { hosts: [], origins: [] };
 
   const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
   // A client that went away without ending its session does not keep its upstream processes alive.
@@ -191,7 +197,8 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   }, Math.max(50, Math.min(idleMs / 4, 60_000)));
   sweep.unref();
 
-  const { server, base } = await serve(handle, options.host, options.port);
+  const { server, base, allowed: bound } = await serve(handle, options.host, options.port, options);
+  allowed = bound;
   return {
     url: `${base}/mcp`,
     async close() {

@@ -10,6 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { loadTokens, TOKENS_ENV } from '../../http/auth.js';
+import { allowedFor, allowedOptions } from '../../http/rebinding.js';
 import { trackAnswers } from '../../mcp/answers.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
@@ -33,6 +34,8 @@ export interface McpOptions {
   maxSessionsPerSeat?: number;
   maxCallsPerSession?: number;
   maxUpstreamMessageBytes?: number;
+  allowedHosts?: string;
+  allowedOrigins?: string;
 }
 
 function hostPort(value: string, option = '--listen'): { host: string; port: number } {
@@ -51,6 +54,10 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
   }
   if (opts.listen && (opts.agent !== undefined || opts.run !== undefined)) {
     throw new PlangateError(ErrorCode.InvalidInput, '--agent and --run are for a stdio client; over --listen the seat comes from each bearer token and the run from the call');
+  }
+  // A listener that may not start (a non-loopback address without allowed hosts) stops the start before any upstream does.
+  for (const [value, option] of [[opts.listen, '--listen'], [opts.statusListen, '--status-listen']] as const) {
+    if (value !== undefined) allowedFor(hostPort(value, option).host, hostPort(value, option).port, allowedOptions(opts));
   }
   const upstreams = await upstreamsFrom({
     command,
@@ -83,6 +90,7 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
     if (opts.listen && tokens) {
       const listener = await listenMcp(gateway, {
         ...hostPort(opts.listen),
+        ...allowedOptions(opts),
         tokens,
         log: (t) => io.err(t),
         ...(opts.maxSessionsPerSeat !== undefined ? { maxSessionsPerSeat: opts.maxSessionsPerSeat } : {}),
@@ -92,7 +100,7 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
       io.err(`plangate mcp: ${signal}: stopping`);
       await listener.close();
     } else {
-      const status = opts.statusListen ? await listenStatus(gateway, { ...hostPort(opts.statusListen, '--status-listen'), ...(tokens ? { tokens } : {}), log: (t) => io.err(t) }) : undefined;
+      const status = opts.statusListen ? await listenStatus(gateway, { ...hostPort(opts.statusListen, '--status-listen'), ...allowedOptions(opts), ...(tokens ? { tokens } : {}), log: (t) => io.err(t) }) : undefined;
       if (status) io.err(`plangate mcp: /health and /metrics at ${status.url}`);
       const session = gateway.open({ seat: opts.agent as string, ...(opts.run !== undefined ? { runId: opts.run } : {}) });
       const transport = new StdioServerTransport();

@@ -17,6 +17,7 @@ import { logLine } from '../../http/errors.js';
 import { loadExecutors, type Executors } from '../../http/executors.js';
 import { httpOptionsFrom } from '../../http/plangate.js';
 import { listen } from '../../http/server.js';
+import { allowedOptions } from '../../http/rebinding.js';
 import { EXIT } from '../exit.js';
 import type { Io } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -32,6 +33,8 @@ export interface ServeOptions {
   executors?: string;
   bodyLimit?: number;
   decisionLog?: string;
+  allowedHosts?: string;
+  allowedOrigins?: string;
 }
 
 /** Writes a new token set (digests only) and prints the tokens, this once. */
@@ -81,7 +84,7 @@ export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: Au
       routes: [consoleRoutes()],
       onError: (error, where) => io.err(logLine(error, where)),
     });
-    running = await listen(app, { host: opts.host, port: opts.port });
+    running = await listen(app, { host: opts.host, port: opts.port, ...allowedOptions(opts) });
     io.err(`plangate: the console is at ${running.url}/console`);
   } catch (error) {
     hup.stopping();

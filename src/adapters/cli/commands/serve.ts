@@ -5,7 +5,7 @@
  * the requests in flight finish, close the store and the audit log.
  */
 import { Option, type Command } from 'commander';
-import { TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/token-env.js';
+import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV, TOKENS_ENV, TOKENS_FILE_ENV } from '../../http/token-env.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../http/server.js';
 import type { CommandContext } from '../main.js';
 import { integer, reopenAuditOnHup } from '../shared.js';
@@ -20,6 +20,8 @@ export function registerServe(program: Command, { io, wrap }: CommandContext): v
     .description('serve the gate over HTTP: decisions, POST /mcp/call, say, org, rules, the OPA-compatible data API, /health, /metrics')
     .addOption(new Option('--host <host>', 'address to listen on').env('PLANGATE_HOST').default(DEFAULT_HOST))
     .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').env('PLANGATE_PORT').default(DEFAULT_PORT).argParser(integer('--port', 0, 65535)))
+    .addOption(new Option('--allowed-hosts <list>', 'Host header values clients reach this server by, comma-separated (default: localhost, 127.0.0.1 and [::1] with the port, when bound to loopback; required otherwise)').env(ALLOWED_HOSTS_ENV))
+    .addOption(new Option('--allowed-origins <list>', 'Origin header values a browser may call from, comma-separated (default: the loopback origins when bound to loopback, none otherwise)').env(ALLOWED_ORIGINS_ENV))
     .addOption(new Option('--tokens <file>', `bearer tokens file (also ${TOKENS_ENV}="operator=… agent:SEAT=…")`).env(TOKENS_FILE_ENV))
     .addOption(new Option('--init-tokens [seats]', `when the tokens file does not exist, generate a demo set for these seats (comma-separated, default ${DEMO_SEATS.join(',')}) plus an operator, a reviewer, an orchestrator and a policy token, and print them once`))
     .addOption(new Option('--init-rules <dir>', 'when the rules directory does not exist, start it as a copy of this one (so edits never touch the source)'))
