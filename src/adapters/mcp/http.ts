@@ -12,6 +12,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenSet } from '../http/auth.js';
 import type { Allowed, AllowedOptions } from '../http/rebinding.js';
+import { isOAuth } from '../http/oauth.js';
 import { busyError, PROCESS_BODY_BUDGET, readBody as readBodyBytes, SEND_TIMEOUT_MS, sendTimeout, type ByteBudget } from '../http/limits.js';
 import { HttpCode, HttpError } from '../http/errors.js';
 import { wholeNumber, type McpGateway } from './gateway.js';
@@ -137,6 +138,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     dropWhenUnread(res, options.sendTimeoutMs ?? SEND_TIMEOUT_MS);
+    if (isOAuth(options.tokens)) await options.tokens.prepare(req.headers.authorization);
     const principal = options.tokens.authenticate(req.headers.authorization);
     if (principal.role !== 'agent') throw new HttpError(HttpCode.Forbidden, 'the MCP gateway takes agent tokens: the seat of every call comes from the token');
     const body = req.method === 'POST' ? await readBody(req, limit, options.bodyBudget ?? PROCESS_BODY_BUDGET) : undefined;

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { TokenSet } from '../http/auth.js';
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../http/limits.js';
 import { errorAnswer, HttpCode, HttpError } from '../http/errors.js';
+import { isOAuth } from '../http/oauth.js';
 import { allowedFor, refusal, type Allowed, type AllowedOptions } from '../http/rebinding.js';
 import type { McpGateway } from './gateway.js';
 
@@ -62,6 +63,12 @@ export function handler(gateway: McpGateway, log: (text: string) => void, tokens
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
       if (mcp && url.pathname === '/mcp') return await mcp(req, res);
+      const oauth = tokens && isOAuth(tokens) ? tokens : undefined;
+      if (oauth && req.method === 'GET' && oauth.metadata.paths.includes(url.pathname)) {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(oauth.metadata.document));
+        return;
+      }
+      if (oauth) await oauth.prepare(req.headers.authorization);
       if (url.pathname === '/health' && req.method === 'GET') {
         const h = gateway.health();
         const status = h.status === 'degraded' && url.searchParams.has('strict') ? 503 : 200;

@@ -17,10 +17,12 @@ import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp } from '../../mcp/http.js';
 import { listenStatus } from '../../mcp/status.js';
 import { EXIT } from '../exit.js';
+import { oauthFrom, type OAuthFlags } from './oauth-options.js';
+import { withOAuth } from '../../http/oauth.js';
 import type { Io } from '../io.js';
 import { openFromOptions, untilSignal, type AuditHup } from '../shared.js';
 
-export interface McpOptions {
+export interface McpOptions extends OAuthFlags {
   agent?: string;
   run?: string;
   name?: string;
@@ -66,7 +68,9 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
     ...(opts.upstreams !== undefined ? { file: opts.upstreams } : {}),
     ...(opts.plangateToolsOnly ? { none: true } : {}),
   });
-  const tokens = opts.listen || opts.tokens || io.env[TOKENS_ENV] ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env }) : undefined;
+  const oauth = oauthFrom(opts);
+  const statics = opts.listen || opts.tokens || io.env[TOKENS_ENV] ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env, optional: oauth !== undefined }) : undefined;
+  const tokens = statics && oauth ? withOAuth(statics, oauth) : statics;
   const roots = opts.readRoot.length ? opts.readRoot : readRootsOf(upstreams);
   const pg = await openFromOptions(cmd, io, { watch: true, ...(roots.length ? { readRoots: roots } : {}) });
   hup.attach(pg);
@@ -95,7 +99,7 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
         log: (t) => io.err(t),
         ...(opts.maxSessionsPerSeat !== undefined ? { maxSessionsPerSeat: opts.maxSessionsPerSeat } : {}),
       });
-      io.err(`plangate mcp: serving ${listener.url} ${fronted(upstreams)}; ${tokens.size} token(s)`);
+      io.err(`plangate mcp: serving ${listener.url} ${fronted(upstreams)}; ${tokens.size} token(s)${oauth ? `, JWTs from ${oauth.issuer} for ${oauth.resource}` : ''}`);
       const signal = await untilSignal();
       io.err(`plangate mcp: ${signal}: stopping`);
       await listener.close();

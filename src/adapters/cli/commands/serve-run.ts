@@ -23,8 +23,10 @@ import type { Io } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openFromOptions, untilSignal, type AuditHup } from '../shared.js';
 import { DEMO_SEATS } from './serve.js';
+import { oauthFrom, type OAuthFlags } from './oauth-options.js';
+import { withOAuth } from '../../http/oauth.js';
 
-export interface ServeOptions {
+export interface ServeOptions extends OAuthFlags {
   host: string;
   port: number;
   tokens?: string;
@@ -70,7 +72,9 @@ export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: Au
       io.err(`plangate: started the rules directory ${rulesDir} as a copy of ${opts.initRules}`);
     }
   }
-  const tokens = await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env });
+  const oauth = oauthFrom(opts);
+  const statics = await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env, optional: oauth !== undefined });
+  const tokens = oauth ? withOAuth(statics, oauth) : statics;
   const executors: Executors | undefined = opts.executors ? await loadExecutors(opts.executors) : undefined;
   const pg = await openFromOptions(cmd, io, { watch: true, ...(opts.decisionLog ? { decisionLog: opts.decisionLog } : {}) });
   hup.attach(pg);
@@ -92,7 +96,7 @@ export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: Au
     await pg.close();
     throw error;
   }
-  io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${describeLocation(pg.paths.store)}, audit ${describeLocation(pg.paths.audit)}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
+  io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${describeLocation(pg.paths.store)}, audit ${describeLocation(pg.paths.audit)}; ${tokens.size} token(s)${oauth ? `, JWTs from ${oauth.issuer} for ${oauth.resource}` : ''}; ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
 
   const signal = await untilSignal();
   hup.stopping();
