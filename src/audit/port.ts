@@ -17,6 +17,7 @@ export type {
   PlanningAuditEvent,
   PlanningHoldBlocked,
   ReadGuardBlocked,
+  ToolChangedBlocked,
 } from './planning.js';
 
 /**

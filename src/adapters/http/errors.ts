@@ -68,6 +68,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.Conflict]: 409,
   [ErrorCode.PlanningHold]: 409,
   [ErrorCode.ReadGuard]: 409,
+  [ErrorCode.ToolChanged]: 409,
   [ErrorCode.AlreadyHeld]: 409,
   [ErrorCode.PlanningGateOff]: 409,
   [ErrorCode.NotHeld]: 404,
