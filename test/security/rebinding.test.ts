@@ -8,7 +8,7 @@ import http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allowedFor, refusal } from '../../src/adapters/http/rebinding.js';
+import { allowedFor, refusal, sdkHosts } from '../../src/adapters/http/rebinding.js';
 import { listenStatus } from '../../src/adapters/mcp/status.js';
 import { serve, TOKENS as HTTP_TOKENS } from '../http/support.js';
 import { cli, tempDir } from '../cli/run.js';
@@ -60,6 +60,13 @@ describe('allowed hosts and origins', () => {
     expect(refusal(a, {})?.code).toBe('host_not_allowed');
     expect(refusal(a, { host: '127.0.0.1:8181', origin: EVIL_ORIGIN })?.code).toBe('origin_not_allowed');
     expect(refusal(a, { host: '127.0.0.1:8181', origin: 'null' })?.code).toBe('origin_not_allowed');
+    // A host named without a port is allowed on any port (as the SDK's hostHeaderValidation does); with one, on that port only.
+    const named = allowedFor('0.0.0.0', 8181, { allowedHosts: ['gw.example.com', 'localhost:8181'] });
+    expect(refusal(named, { host: 'gw.example.com' })).toBeUndefined();
+    expect(refusal(named, { host: 'gw.example.com:8443' })).toBeUndefined();
+    expect(refusal(named, { host: 'localhost:9999' })?.code).toBe('host_not_allowed');
+    expect(refusal(named, { host: 'gw.example.com.evil.example.com' })?.code).toBe('host_not_allowed');
+    expect(sdkHosts(named, 8181)).toEqual(['gw.example.com', 'gw.example.com:8181', 'localhost:8181']);
   });
 });
 

@@ -6,9 +6,10 @@
  * at or its body read. The MCP specification (2025-11-25, "Transports",
  * security warning) requires a Streamable HTTP server to validate `Origin`;
  * the check follows the SDK's own (`StreamableHTTPServerTransport`'s
- * `allowedHosts`/`allowedOrigins`, exact `host[:port]` and origin strings,
- * a missing `Host` refused, a missing `Origin` let through for clients that
- * are not browsers).
+ * `allowedHosts`/`allowedOrigins`: exact `host:port` and origin strings, a
+ * missing `Host` refused, a missing `Origin` let through for clients that
+ * are not browsers; and, as its `hostHeaderValidation` middleware does, a
+ * host named without a port allowed on any port).
  *
  * Bound to a loopback address, the defaults are the loopback names with the
  * bound port; bound to any other address there is no safe default, so the
@@ -24,7 +25,7 @@ export { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV };
 
 /** What the operator configured; either list may be left out (loopback defaults, or no browser origin at all). */
 export interface AllowedOptions {
-  /** `Host` header values as clients send them: `name` or `name:port`. */
+  /** `Host` header values as clients send them: `name:port`, or `name` for that name on any port. */
   allowedHosts?: readonly string[];
   /** `Origin` header values: `scheme://name[:port]`. */
   allowedOrigins?: readonly string[];
@@ -114,6 +115,22 @@ export function allowedFor(bindHost: string, port: number, options: AllowedOptio
   return { hosts: hosts.map((h) => h.toLowerCase()), origins: origins.map((o) => o.toLowerCase()) };
 }
 
+/** A Host value without its port: `[::1]:8181` → `[::1]`, `a.example.com:80` → `a.example.com`. */
+function withoutPort(host: string): string {
+  return host.replace(/:\d*$/, '');
+}
+
+/**
+ * The allowed hosts as the SDK's transport takes them (exact `host:port`):
+ * a host named without a port, with the bound one.
+ *
+ * @example
+ * sdkHosts({ hosts: ['gw.example.com', 'localhost:8181'], origins: [] }, 8181) // ['gw.example.com', 'gw.example.com:8181', 'localhost:8181']
+ */
+export function sdkHosts(allowed: Allowed, port: number): string[] {
+  return allowed.hosts.flatMap((h) => (/:\d+$/.test(h) ? [h] : [h, `${h}:${port}`]));
+}
+
 /**
  * The refusal for a request whose `Host` or `Origin` is not allowed, or
  * undefined when it may go on.
@@ -123,7 +140,7 @@ export function allowedFor(bindHost: string, port: number, options: AllowedOptio
  */
 export function refusal(allowed: Allowed, headers: IncomingHttpHeaders): HttpError | undefined {
   const host = headers.host?.toLowerCase();
-  if (!host || !allowed.hosts.includes(host)) {
+  if (!host || !(allowed.hosts.includes(host) || allowed.hosts.includes(withoutPort(host)))) {
     return new HttpError(HttpCode.HostNotAllowed, host ? `Host ${JSON.stringify(headers.host)} is not one this server answers to (see allowed hosts)` : 'the request has no Host header');
   }
   const origin = headers.origin;

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenSet } from '../http/auth.js';
-import type { Allowed, AllowedOptions } from '../http/rebinding.js';
+import { sdkHosts, type Allowed, type AllowedOptions } from '../http/rebinding.js';
 import { isOAuth } from '../http/oauth.js';
 import { busyError, PROCESS_BODY_BUDGET, readBody as readBodyBytes, SEND_TIMEOUT_MS, sendTimeout, type ByteBudget } from '../http/limits.js';
 import { HttpCode, HttpError } from '../http/errors.js';
@@ -170,7 +170,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
       sessionIdGenerator: () => randomUUID(),
       // The listener refuses these first (see serve); the SDK's own check stands behind it.
       enableDnsRebindingProtection: true,
-      allowedHosts: [...allowed.hosts],
+      allowedHosts: sdkHosts(allowed, port),
       allowedOrigins: [...allowed.origins],
       onsessioninitialized: (id) => void open.set(id, { transport, session, seat: principal.seat, lastSeen: Date.now(), active: 0, posts: 0 }),
     });
@@ -186,6 +186,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
 
   const handle = handler(gateway, log, options.tokens, handleMcp);
   let allowed: Allowed = { hosts: [], origins: [] };
+  let port = 0;
 
   const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
   // A client that went away without ending its session does not keep its upstream processes alive.
@@ -201,6 +202,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
 
   const { server, base, allowed: bound } = await serve(handle, options.host, options.port, options);
   allowed = bound;
+  port = Number(new URL(base).port);
   return {
     url: `${base}/mcp`,
     async close() {
