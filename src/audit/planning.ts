@@ -124,6 +124,8 @@ export interface ToolChangedBlocked {
   /** The upstream that offers it, and the tool's name there. */
   upstream: string;
   upstreamTool: string;
+  /** The OpenTelemetry trace the decision was recorded in, when tracing is on and the call was sampled. */
+  traceId?: string;
 }
 
 export type PlanningAuditEvent =
@@ -171,7 +173,7 @@ export function toPlanningRecord(event: PlanningAuditEvent): PlanningAuditEvent 
     case 'ToolChangedBlocked':
       return {
         type: event.type, time, agent, crew: event.crew, tool: event.tool, code: event.code, runId: event.runId,
-        upstream: event.upstream, upstreamTool: event.upstreamTool,
+        upstream: event.upstream, upstreamTool: event.upstreamTool, ...traceOf(event),
       };
     default: {
       const unknownType: unknown = (event as { type?: unknown }).type;
