@@ -16,9 +16,11 @@ RUN npm ci && npm prune --omit=dev
 FROM node:24.22.3-bookworm-slim
 # The rules and the tokens are mounted read-only; the store and the audit default to .data/ in
 # the working directory, a volume the node user owns (with a postgres:// PLANGATE_STORE, the
-# audit goes to that database).
+# audit goes to that database). Bound to every address, plangate answers only to the Host names
+# it is given (DNS rebinding): this machine's by default; add the names clients use.
 ENV NODE_ENV=production \
     PLANGATE_HOST=0.0.0.0 \
+    PLANGATE_ALLOWED_HOSTS=localhost,127.0.0.1 \
     PLANGATE_PORT=8181 \
     PLANGATE_RULES=/etc/plangate/rules \
     PLANGATE_TOKENS_FILE=/etc/plangate/tokens.json

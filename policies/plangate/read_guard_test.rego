@@ -230,8 +230,13 @@ test_message_says_to_sample_or_search if {
 	contains(c, "read a part of it with a tool that takes a range")
 }
 
-# fs_call is a call to a filesystem server tool, classified by its read-only annotation.
-fs_call(tool, args, extra) := object.union(gx.call(tool, args, extra), {"call": {"args": args, "annotations": {"readOnlyHint": true}}})
+# fs_call is a call to a filesystem server tool through the gateway, classified by its
+# read-only annotation (the rules trust the fs upstream's annotations).
+fs_call(tool, args, extra) := object.union(gx.call(tool, args, extra), {"call": {
+	"args": args,
+	"annotations": {"readOnlyHint": true},
+	"mcp": {"upstream": "fs", "tool": tool, "digest": "sha256:00"},
+}})
 
 fs_check(tool, args, extra) := v if {
 	v := read_guard.verdict with input as fs_call(tool, args, extra) with data.plangate.rules as gx.rules

@@ -110,6 +110,24 @@ export interface ReadGuardBlocked {
   traceId?: string;
 }
 
+/** A call of a pinned MCP tool whose definition changed, refused until the operator pins it again: one event per refused attempt. */
+export interface ToolChangedBlocked {
+  type: 'ToolChangedBlocked';
+  time: string;
+  agent: string;
+  crew: string | null;
+  /** The tool as the client named it. */
+  tool: string;
+  /** `tool_changed:<tool>`. */
+  code: string;
+  runId: string | null;
+  /** The upstream that offers it, and the tool's name there. */
+  upstream: string;
+  upstreamTool: string;
+  /** The OpenTelemetry trace the decision was recorded in, when tracing is on and the call was sampled. */
+  traceId?: string;
+}
+
 export type PlanningAuditEvent =
   | HoldPlaced
   | HoldPlanSubmitted
@@ -117,7 +135,8 @@ export type PlanningAuditEvent =
   | HoldReleased
   | HoldUnblocked
   | PlanningHoldBlocked
-  | ReadGuardBlocked;
+  | ReadGuardBlocked
+  | ToolChangedBlocked;
 
 /**
  * A fresh copy of a planning event holding only the fields its type declares.
@@ -150,6 +169,11 @@ export function toPlanningRecord(event: PlanningAuditEvent): PlanningAuditEvent 
         ...(event.files ? { files: event.files.map((f) => ({ path: f.path, kind: f.kind, resolved: f.resolved, sizeBytes: f.sizeBytes })) } : {}),
         ...(event.lines ? { lines: event.lines.map((l) => ({ path: l.path, from: l.from, count: l.count, ...(l.skip !== undefined ? { skip: l.skip } : {}), bytes: l.bytes })) } : {}),
         ...traceOf(event),
+      };
+    case 'ToolChangedBlocked':
+      return {
+        type: event.type, time, agent, crew: event.crew, tool: event.tool, code: event.code, runId: event.runId,
+        upstream: event.upstream, upstreamTool: event.upstreamTool, ...traceOf(event),
       };
     default: {
       const unknownType: unknown = (event as { type?: unknown }).type;

@@ -19,6 +19,7 @@ export type {
   PlanningAuditEvent,
   PlanningHoldBlocked,
   ReadGuardBlocked,
+  ToolChangedBlocked,
 } from './planning.js';
 
 /**

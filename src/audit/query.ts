@@ -11,6 +11,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'PlanRequiredBlocked',
   'PlanningHoldBlocked',
   'ReadGuardBlocked',
+  'ToolChangedBlocked',
   'HoldPlaced',
   'HoldPlanSubmitted',
   'HoldPushedBack',
@@ -25,6 +26,7 @@ export const AUDIT_CHECKS = {
   plan_required: 'PlanRequiredBlocked',
   planning_hold: 'PlanningHoldBlocked',
   read_guard: 'ReadGuardBlocked',
+  tool_pin: 'ToolChangedBlocked',
 } as const satisfies Record<string, AuditEventType>;
 export type AuditCheck = keyof typeof AUDIT_CHECKS;
 

@@ -42,6 +42,8 @@ export const ErrorCode = {
   PlanningHold: 'planning_hold',
   /** A whole-file read over the ceiling was refused by the read guard (thrown only by `guard`). */
   ReadGuard: 'read_guard',
+  /** A pinned MCP tool whose definition changed was refused (thrown only by `guard`). */
+  ToolChanged: 'tool_changed',
   /** A reviewer hold was refused: the planning gate is off for that agent. */
   PlanningGateOff: 'planning_gate_off',
   /** A hold was refused: the agent is already held (clear it first with unblock). */
@@ -176,7 +178,7 @@ export class CallRefusedError extends PlangateError {
   readonly refusal: string;
   readonly tool: string;
 
-  constructor(code: typeof ErrorCode.PlanningHold | typeof ErrorCode.ReadGuard, decision: { code?: string; tool: string; message?: string }) {
+  constructor(code: typeof ErrorCode.PlanningHold | typeof ErrorCode.ReadGuard | typeof ErrorCode.ToolChanged, decision: { code?: string; tool: string; message?: string }) {
     super(code, decision.message ?? refusalCode({ ...decision, check: code }));
     this.name = 'CallRefusedError';
     this.refusal = refusalCode({ ...decision, check: code });

@@ -125,5 +125,11 @@ export interface RulesData {
   /** The read tools the read guard watches; absent when no rule file lists any. */
   /** The read tools the guard knows, and the directories it may look in (`roots`, when the rules set them). */
   readGuard?: { tools: Record<string, ReadGuardTool>; roots?: string[] };
+  /**
+   * The MCP gateway's upstream tools: the upstreams whose annotations may
+   * classify their tools, and each upstream's pins (tool name there →
+   * `sha256:…` of its definition); absent when no rule file sets any.
+   */
+  mcp?: { trustAnnotations: string[]; pins: Record<string, Record<string, string>> };
 }
 

@@ -6,7 +6,7 @@
 import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.js';
 import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_STORE_FAILURE, UNREAD_HOLDS_ON_STORE_FAILURE, unreadHoldsWhileFailing } from '../core/failclosed.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
-import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, HoldKind, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
+import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, HoldKind, McpToolFact, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
 import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked, StoreFailureRefused } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore, SnapshotReads, StoreProbe } from '../facts/port.js';
@@ -79,6 +79,12 @@ export interface DecideOptions {
    * resolved where that tool resolves it.
    */
   readRoots?: readonly string[];
+  /**
+   * The upstream MCP tool this call goes to, as the gateway knows it (for
+   * the tool's pin and the trust of its annotations); only an in-process
+   * adapter that talks to the upstream itself may give it.
+   */
+  mcpTool?: McpToolFact;
   /**
    * The directory the tool resolves a relative path in, when it is not the
    * first read root: an agent host's working directory, which the agent can
@@ -154,7 +160,12 @@ export function createGate(options: GateOptions): Gate {
   async function inputFor(call: Call, opts: DecideOptions = {}): Promise<PolicyInput> {
     const checked = checkCall(call, clock());
     // Bounded in time as well as by indexes: a slow gathering is refused as this call's failure (core/store-failures.ts).
-    return withinBudget(gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {}));
+    const input = await withinBudget(gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {}));
+    if (opts.mcpTool) {
+      const { upstream, tool, digest, own } = opts.mcpTool;
+      input.call.mcp = { upstream, tool, ...(digest !== undefined ? { digest } : {}), ...(own ? { own } : {}) };
+    }
+    return input;
   }
 
   async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions, watch: DecisionWatch | undefined): Promise<void> {

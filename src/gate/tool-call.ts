@@ -17,7 +17,7 @@
  */
 import { DEFAULT_REVIEWER_CHANNEL, SAY_TOOL, type Call, type ToolHints } from '../core/call.js';
 import { refusalCode } from '../core/errors.js';
-import type { Decision } from '../core/types.js';
+import type { Decision, McpToolFact } from '../core/types.js';
 import { argsForPolicy } from './args.js';
 import type { DecideOptions, Gate } from './gate.js';
 
@@ -31,7 +31,7 @@ export type OwnTool = 'say' | 'channel';
 export interface Refusal {
   /** The instruction: what is gated and why, and what to do. */
   text: string;
-  /** `plan_required`, `planning_hold` or `read_guard`. */
+  /** `tool_pin`, `plan_required`, `planning_hold` or `read_guard`. */
   check: string;
   /** `plan_required:<tool>:<none|stale>`, `planning_hold:<tool>`, `read_guard:<tool>`. */
   code: string;
@@ -59,6 +59,10 @@ export interface ToolTarget {
   annotations?: ToolHints;
   /** The directories that tool reads in, where they are not the gate's. */
   readRoots?: readonly string[];
+  /** The upstream MCP tool, as the gateway knows it (see DecideOptions.mcpTool). */
+  mcpTool?: McpToolFact;
+  /** Told the decision, before any port runs (the gateway notes a tool refused for its pin). */
+  decided?(decision: Decision): void;
 }
 
 /** A tool call as an adapter hands it over. */
@@ -99,7 +103,7 @@ export interface ToolCallPorts<R> {
 }
 
 /** Why each check refuses, where the policy gives no finer reason. */
-const REASONS: Record<string, string> = { planning_hold: 'held', read_guard: 'whole_file_too_large' };
+const REASONS: Record<string, string> = { tool_pin: 'tool_changed', planning_hold: 'held', read_guard: 'whole_file_too_large' };
 
 /** The read guard's reasons by its status; another status is its own reason (`outside_roots`, `unsized`, …). */
 const READ_GUARD_REASONS: Record<string, string> = { over: 'whole_file_too_large', lines_over: 'lines_too_large' };
@@ -169,10 +173,12 @@ export async function runToolCall<R>(deps: ToolCallDeps, call: ToolCall, ports: 
   const target = call.target ? await call.target() : {};
   const options: DecideOptions = {
     ...(target.readRoots ? { readRoots: target.readRoots } : {}),
+    ...(target.mcpTool ? { mcpTool: target.mcpTool } : {}),
     ...(call.relativeTo !== undefined ? { relativeTo: call.relativeTo } : {}),
     ...(call.unrecordedClaims !== undefined ? { unrecordedClaims: call.unrecordedClaims } : {}),
   };
   const decision = await deps.gate.decide(callFor(call, target.annotations), options);
+  target.decided?.(decision);
   if (!decision.allowed) {
     count('refused');
     return ports.refuse(refusalOf(decision));

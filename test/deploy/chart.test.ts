@@ -74,12 +74,14 @@ describe.runIf(helm)('the Helm chart', () => {
     expect(deploy['spec']['replicas']).toBeGreaterThanOrEqual(2);
     expect(c['image']).toBe(`plangate:${VERSION}`);
     expect([...c['command'], ...c['args']]).toEqual(['node', '/app/bin/plangate.js', 'serve']);
-    for (const probe of [c['readinessProbe'], c['livenessProbe']]) expect(probe['httpGet']).toEqual({ path: '/health', port: 'http' });
+    // The probes name a Host plangate answers to (it refuses any other: DNS rebinding).
+    for (const probe of [c['readinessProbe'], c['livenessProbe']]) expect(probe['httpGet']).toEqual({ path: '/health', port: 'http', httpHeaders: [{ name: 'Host', value: 'localhost' }] });
     expect(pod['spec']['securityContext']['runAsNonRoot']).toBe(true);
     expect(c['securityContext']['readOnlyRootFilesystem']).toBe(true);
 
     const env = Object.fromEntries((c['env'] as Obj[]).map((e) => [e['name'], e['value'] ?? e['valueFrom']]));
     expect(env['PLANGATE_STORE']).toEqual({ secretKeyRef: { name: 'plangate-store', key: 'url' } });
+    expect(String(env['PLANGATE_ALLOWED_HOSTS']).split(',')).toEqual(expect.arrayContaining(['localhost', '127.0.0.1']));
     const mounts = Object.fromEntries((c['volumeMounts'] as Obj[]).map((m) => [m['name'], m]));
     expect(mounts['rules']).toMatchObject({ mountPath: env['PLANGATE_RULES'], readOnly: true });
     expect(env['PLANGATE_TOKENS_FILE']).toBe(`${mounts['tokens']['mountPath']}/tokens.json`);

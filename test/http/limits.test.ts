@@ -25,7 +25,7 @@ async function stalled(url: string, path: string, token: string, declared: numbe
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   await new Promise<void>((r) => socket.once('connect', () => r()));
-  socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${token}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${declared}\r\n\r\n`);
+  socket.write(`POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\nauthorization: Bearer ${token}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${declared}\r\n\r\n`);
   socket.write(' '.repeat(sent));
   let text = '';
   const answer = new Promise<string>((r) => {

@@ -48,13 +48,21 @@ export interface World {
   record: string;
 }
 
-export function makeWorld(rules = RULES): World {
+/**
+ * The upstreams of these tests whose annotations the rules trust (a
+ * `trust.yaml` beside the rules), as an operator who reviewed them would:
+ * the tests count on their read-only tools being reads.
+ */
+export const TRUSTED_UPSTREAMS = ['fs', 'rec', 'web', 'fake', 'flip', 'docs', 'a', 'b', 'work', 'local', 'upstream'];
+
+export function makeWorld(rules = RULES, trusted: readonly string[] = TRUSTED_UPSTREAMS): World {
   const root = mkdtempSync(join(tmpdir(), 'plangate-mcp-'));
   const files = join(root, 'files');
   const rulesDir = join(root, 'rules');
   mkdirSync(files);
   mkdirSync(rulesDir);
   writeFileSync(join(rulesDir, 'rules.yaml'), rules);
+  if (trusted.length) writeFileSync(join(rulesDir, 'trust.yaml'), `mcp:\n  trustAnnotations: [${trusted.join(', ')}]\n`);
   return { root, files, rules: rulesDir, store: join(root, 'plangate.db'), audit: join(root, 'audit.jsonl'), record: join(root, 'record.jsonl') };
 }
 

@@ -16,6 +16,7 @@ import { registerDecide } from './commands/decide.js';
 import { registerHolds } from './commands/holds.js';
 import { misconfiguredHook, registerHook, writeReply } from './commands/hook.js';
 import { registerInit } from './commands/init.js';
+import { registerPin } from './commands/pin.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerOrg } from './commands/org.js';
 import { registerPlanRequired } from './commands/plan-required.js';
@@ -88,6 +89,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerHook(program, ctx);
   registerInit(program, ctx);
   registerStatus(program, ctx);
+  registerPin(program, ctx);
 
   return program;
 }

@@ -36,6 +36,7 @@ import { registerHookRoutes } from './routes/hooks.js';
 import { registerWhoamiRoutes } from './routes/whoami.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
 import { withCallerTrace } from '../../main/telemetry/context.js';
+import { isOAuth, registerMetadataRoutes } from './oauth.js';
 import { authorize, parseBody } from './request.js';
 
 /** Largest request body by default: 128 KiB (a 64 KiB message body, JSON-escaped, fits). */
@@ -189,6 +190,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
   const router = new Router();
   for (const register of [...DEFAULT_ROUTES, ...(options.routes ?? [])]) register(router, deps);
+  const oauth = isOAuth(options.tokens) ? options.tokens : undefined;
+  if (oauth) registerMetadataRoutes(router, oauth);
 
   /** The principals of requests authorized before their bodies were read, by their headers: a token is checked once a request. */
   const authorized = new WeakMap<IncomingHttpHeaders, Principal | undefined>();
@@ -202,6 +205,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     let principal: Principal | undefined;
     let answer: HttpAnswer;
     try {
+      // A JWT is verified before the (synchronous) token check; a static token needs nothing.
+      if (oauth) await oauth.prepare(request.headers?.authorization);
       if (match.kind === 'not_found') throw new HttpError(HttpCode.RouteNotFound, `no route ${method} ${path}`);
       if (match.kind === 'method_not_allowed') {
         throw new HttpError(HttpCode.MethodNotAllowed, `${method} is not allowed on ${path} (allowed: ${match.allow.join(', ')})`, [], { allow: match.allow.join(', ') });
@@ -281,7 +286,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         const m = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
         metrics.observeRequest(m.kind === 'route' ? m.route.path : 'unmatched', (req.method ?? 'GET').toUpperCase(), STATUS[code]);
       };
-      serveNode(fetch, req, res, {
+      // A JWT is verified before the body is read, so that mayRead knows its principal.
+      (oauth ? oauth.prepare(req.headers.authorization) : Promise.resolve()).then(() => serveNode(fetch, req, res, {
         limit: bodyLimit,
         streams,
         onTooLarge: () => refused(HttpCode.BodyTooLarge),
@@ -289,7 +295,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         shares,
         admit,
         ...(options.uploadRate ? { uploadRate: options.uploadRate } : {}),
-      }).catch((error: unknown) => {
+      })).catch((error: unknown) => {
         // Writing the answer failed (e.g. the client went away): nothing left to answer.
         onError(error, { method: req.method ?? 'GET', route: 'write' });
         res.destroy();

@@ -9,6 +9,10 @@ import { ErrorCode, PlangateError, storeErrorShown, type Problem } from '../../c
 export const HttpCode = {
   /** No `Authorization: Bearer` header, a malformed one, or a token nobody issued. */
   Unauthorized: 'unauthorized',
+  /** The request's Host is not one the listener answers to (DNS rebinding; see rebinding.ts). */
+  HostNotAllowed: 'host_not_allowed',
+  /** The request's Origin is not an allowed one (see rebinding.ts). */
+  OriginNotAllowed: 'origin_not_allowed',
   /** The token is valid but its role may not use this route. */
   Forbidden: 'forbidden',
   /** An agent token named another seat in the body (as agent or author). */
@@ -55,6 +59,8 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [HttpCode.Unauthorized]: 401,
   [HttpCode.Forbidden]: 403,
   [HttpCode.SeatMismatch]: 403,
+  [HttpCode.HostNotAllowed]: 403,
+  [HttpCode.OriginNotAllowed]: 403,
   [ErrorCode.ClaimRefused]: 403,
   [ErrorCode.NotFound]: 404,
   [HttpCode.RouteNotFound]: 404,
@@ -66,6 +72,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.Conflict]: 409,
   [ErrorCode.PlanningHold]: 409,
   [ErrorCode.ReadGuard]: 409,
+  [ErrorCode.ToolChanged]: 409,
   [ErrorCode.AlreadyHeld]: 409,
   [ErrorCode.PlanningGateOff]: 409,
   [ErrorCode.NotHeld]: 404,

@@ -15,12 +15,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { forwardedMeta } from '../../core/call.js';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
-import type { Call, Decision, ToolHints } from '../../core/types.js';
+import type { Call, Decision, McpToolFact, ToolHints } from '../../core/types.js';
 import type { Gate } from '../../gate/gate.js';
 import { argsForPolicy } from '../../gate/args.js';
 import { runToolCall, type CallOutcome, type ToolCall } from '../../gate/tool-call.js';
 import { RUN_META_KEY, SAY_TOOL } from './names.js';
 import { say, submitPlan, type OwnToolDeps } from './own-tools.js';
+import { toolDigest } from './pins.js';
 import { errorResult } from './results.js';
 import type { Extra, GatewaySession, Route } from './session.js';
 import { UpstreamDownError, type UpstreamLink } from './upstream.js';
@@ -38,6 +39,8 @@ export interface CallDeps extends OwnToolDeps {
   timeoutMs?: number;
   /** The read roots of an upstream's tools, by upstream name, where it has its own (see GatewayOptions.readRoots). */
   rootsOf?(upstream: string): readonly string[] | undefined;
+  /** Told, after each decision of an upstream tool, whether its pin refused it (for /health). */
+  pinState?(tool: string, upstream: string, upstreamTool: string, changed: boolean): void;
   /** The most requests one session may have in flight at once (default MAX_CALLS_IN_FLIGHT, in guards.ts). */
   maxCallsInFlight?: number;
 }
@@ -94,10 +97,10 @@ export function shown(args: Record<string, unknown>): Pick<Call, 'args' | 'omitt
 }
 
 /** Decides a call going to `link` (none for plangate's own tools), in that upstream's read roots when it has its own. */
-export async function decide(deps: CallDeps, call: Call, link: UpstreamLink | undefined): Promise<Decision> {
+export async function decide(deps: CallDeps, call: Call, link: UpstreamLink | undefined, mcpTool?: McpToolFact): Promise<Decision> {
   const readRoots = link ? deps.rootsOf?.(link.spec.name) : undefined;
   try {
-    return await deps.gate.decide(call, readRoots ? { readRoots } : {});
+    return await deps.gate.decide(call, { ...(readRoots ? { readRoots } : {}), ...(mcpTool ? { mcpTool } : {}) });
   } catch (error) {
     if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw new McpError(RpcCode.InvalidParams, error.message);
     throw error;
@@ -113,7 +116,8 @@ function downResult(name: string, error: UpstreamDownError): CallToolResult {
 /**
  * `tools/call`, through the tool-call pipeline (gate/tool-call.ts): plangate's
  * own tools are answered here; an upstream tool is decided (with its
- * annotations and the policy's view of its arguments) and forwarded only
+ * annotations, its upstream and definition digest for the pin and the
+ * annotations' trust, and the policy's view of its arguments) and forwarded only
  * when allowed, with progress and cancellation relayed.
  */
 export async function callTool(session: GatewaySession, deps: CallDeps, params: CallToolRequest['params'], extra: Extra): Promise<CallToolResult> {
@@ -138,7 +142,14 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
       }
       if (!route) throw new McpError(RpcCode.InvalidParams, `Tool ${params.name} not found`);
       const readRoots = deps.rootsOf?.(route.link.spec.name);
-      return { annotations: hintsOf(route.tool), ...(readRoots ? { readRoots } : {}) };
+      const { link, tool } = route;
+      return {
+        annotations: hintsOf(tool),
+        ...(readRoots ? { readRoots } : {}),
+        // The gateway's own fact: which upstream offers the tool, and its definition now (its pin, and the annotations' trust).
+        mcpTool: { upstream: link.spec.name, tool: tool.name, digest: toolDigest(tool) },
+        decided: (decision) => deps.pinState?.(params.name, link.spec.name, tool.name, decision.check === 'tool_pin'),
+      };
     },
   };
   try {

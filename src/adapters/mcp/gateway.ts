@@ -66,6 +66,12 @@ export interface GatewayHealth {
   sessions: number;
   upstreams: UpstreamHealth[];
   enforcing: boolean;
+  /**
+   * Pinned tools refused because their definition changed (`tool_changed`),
+   * from the first refused call until a call of the tool passes its pin
+   * again (the operator pinned it anew).
+   */
+  changedTools: Array<{ tool: string; upstream: string; upstreamTool: string; since: string }>;
 }
 
 export interface McpGateway {
@@ -129,8 +135,13 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
     },
   });
 
+  const changed = new Map<string, { tool: string; upstream: string; upstreamTool: string; since: string }>();
   const deps = {
     gate: pg.gate,
+    pinState(tool: string, upstream: string, upstreamTool: string, isChanged: boolean) {
+      if (!isChanged) changed.delete(tool);
+      else if (!changed.has(tool)) changed.set(tool, { tool, upstream, upstreamTool, since: new Date().toISOString() });
+    },
     async threadsFor(agent: string) {
       return threadsToFetch(await pg.store.lineage(agent));
     },
@@ -169,7 +180,7 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
       ...(status.enforcing ? [] : [`plan-required is NOT enforced: ${status.failOpen?.reason ?? 'failing open'}`]),
       ...(status.lastReloadError ? [`the last reload failed: ${status.lastReloadError.message}`] : []),
     ];
-    return { status: reasons.length ? 'degraded' : 'ok', reasons, sessions: sessions.size, upstreams, enforcing: status.enforcing };
+    return { status: reasons.length ? 'degraded' : 'ok', reasons, sessions: sessions.size, upstreams, enforcing: status.enforcing, changedTools: [...changed.values()] };
   }
 
   return {

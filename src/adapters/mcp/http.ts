@@ -12,6 +12,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenSet } from '../http/auth.js';
 import { busyError, MIN_UPLOAD_RATE, ownShareError, readBody as readBodyBytes, SEND_TIMEOUT_MS, sendTimeout, tooSlowError, type UploadRate } from '../http/limits.js';
+import { sdkHosts, type Allowed, type AllowedOptions } from '../http/rebinding.js';
+import { isOAuth } from '../http/oauth.js';
 import { HttpCode, HttpError } from '../http/errors.js';
 import { FairShares, shareOf, type Ticket } from '../http/shares.js';
 import { SessionRate } from './session-rate.js';
@@ -20,7 +22,7 @@ import type { GatewaySession } from './session.js';
 import { handler, serve, type McpListener } from './status.js';
 import { MCP_SESSIONS_PER_SEAT } from './limits.js';
 
-export interface McpListenOptions {
+export interface McpListenOptions extends AllowedOptions {
   host?: string;
   /** 0 for any free port. */
   port?: number;
@@ -160,6 +162,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     dropWhenUnread(res, options.sendTimeoutMs ?? SEND_TIMEOUT_MS);
+    if (isOAuth(options.tokens)) await options.tokens.prepare(req.headers.authorization);
     const principal = options.tokens.authenticate(req.headers.authorization);
     if (principal.role !== 'agent') throw new HttpError(HttpCode.Forbidden, 'the MCP gateway takes agent tokens: the seat of every call comes from the token');
     const ticket = shares.enter(shareOf(principal));
@@ -196,6 +199,10 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
     const session = gateway.open({ seat: principal.seat });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // The listener refuses these first (see serve); the SDK's own check stands behind it.
+      enableDnsRebindingProtection: true,
+      allowedHosts: sdkHosts(allowed, port),
+      allowedOrigins: [...allowed.origins],
       onsessioninitialized: (id) => void open.set(id, { transport, session, seat: principal.seat, lastSeen: Date.now(), active: 0, posts: 0 }),
     });
     transport.onclose = () => {
@@ -209,6 +216,8 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   }
 
   const handle = handler(gateway, log, options.tokens, handleMcp);
+  let allowed: Allowed = { hosts: [], origins: [] };
+  let port = 0;
 
   const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
   // A client that went away without ending its session does not keep its upstream processes alive.
@@ -223,7 +232,9 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
   }, Math.max(50, Math.min(idleMs / 4, 60_000)));
   sweep.unref();
 
-  const { server, base } = await serve(handle, options.host, options.port);
+  const { server, base, allowed: bound } = await serve(handle, options.host, options.port, options);
+  allowed = bound;
+  port = Number(new URL(base).port);
   return {
     url: `${base}/mcp`,
     async close() {

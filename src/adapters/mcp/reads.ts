@@ -55,7 +55,8 @@ export function forwardRequest(session: GatewaySession, deps: CallDeps, link: Up
 /**
  * Decides an entry point that is not a tool (`resources/read`, `prompts/get`,
  * `completion/complete`, `resources/subscribe`) as a read, by plangate's name
- * for it and the arguments the policy is shown; throws the refusal.
+ * for it and the arguments the policy is shown; throws the refusal. The
+ * read-only hint is the gateway's own (`own`), which the policy trusts.
  */
 export async function decideRead(session: GatewaySession, deps: CallDeps, entry: string, args: Record<string, unknown>, link: UpstreamLink | undefined, meta: Meta): Promise<void> {
   const run = runOf(session, meta);
@@ -66,7 +67,7 @@ export async function decideRead(session: GatewaySession, deps: CallDeps, entry:
     ...(run.runId !== undefined ? { runId: run.runId } : {}),
     ...shown(args),
     annotations: READ_ONLY,
-  }, link);
+  }, link, { upstream: link?.spec.name ?? '', tool: entry, own: true });
   if (!decision.allowed) throw refusedError(decision);
 }
 

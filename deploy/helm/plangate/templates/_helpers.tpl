@@ -22,3 +22,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "plangate.rulesConfigMap" -}}
 {{- .Values.rules.existingConfigMap | default (printf "%s-rules" (include "plangate.fullname" .)) -}}
 {{- end -}}
+
+{{/* The Host names plangate answers to: localhost and 127.0.0.1 (the probes, a shell in the pod), the Service's names, then .Values.allowedHosts. */}}
+{{- define "plangate.allowedHosts" -}}
+{{- $svc := include "plangate.fullname" . -}}
+{{- $ns := .Release.Namespace -}}
+{{- join "," (concat (list "localhost" "127.0.0.1" $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.cluster.local" $svc $ns)) .Values.allowedHosts) -}}
+{{- end }}

@@ -1,9 +1,11 @@
 /**
  * `plangate init --from-mcp [--out FILE] [--namespace NAME] -- COMMAND…`:
- * writes a commented starter rule file from an MCP server's tool list.
+ * writes a commented starter rule file from an MCP server's tool list and,
+ * beside it, the pins of those tools (`pins-<name>.yaml`, see `plangate pin`).
  * `plangate init --hook NAME --agent SEAT`: sets an agent host up (init-hook.ts).
  */
 import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { HOST_NAMES } from '../../hook/contract.js';
@@ -35,6 +37,7 @@ export function registerInit(program: Command, { io, wrap }: CommandContext): vo
       if (opts.namespace !== undefined) checkUpstreamName(opts.namespace);
       // The MCP SDK is loaded for this command alone.
       const { listUpstreamTools, MAX_LIST_PAGES, starterRules } = await import('../../mcp/init.js');
+      const { pinsFileName, pinsFileText } = await import('../../mcp/pins.js');
       let listed;
       try {
         listed = await listUpstreamTools(command);
@@ -57,6 +60,14 @@ export function registerInit(program: Command, { io, wrap }: CommandContext): vo
           throw error;
         }
         io.err(`plangate: wrote ${opts.out}: ${listed.tools.length} tools; review it, then plangate check`);
+        if (!listed.partial) {
+          // The tools as they were reviewed: the upstream's name is the one plangate mcp gives it (--name, else "upstream").
+          const upstream = opts.namespace ?? 'upstream';
+          const pins = join(dirname(opts.out), pinsFileName(upstream));
+          const { writeFileAtomic } = await import('../../../rules/write.js');
+          await writeFileAtomic(pins, pinsFileText(upstream, listed.tools, `plangate init --from-mcp, ${new Date().toISOString()}`), null);
+          io.err(`plangate: pinned the ${listed.tools.length} tools of ${upstream} in ${pins} (plangate pin records them anew)`);
+        }
       }
       return EXIT.ok;
     }));
