@@ -45,6 +45,9 @@ import { advertised, identity } from './identity.js';
 /** How often at most a call to an unknown tool name makes the gateway read the upstreams' tool lists again. */
 export const UNKNOWN_NAME_REREAD_MS = 1_000;
 
+/** The SDK server's own answer to a method it has no handler for (its message as sent, with no "MCP error" prefix). */
+export const METHOD_NOT_FOUND = (): McpError => asSent(new McpError(RpcCode.MethodNotFound, 'Method not found'));
+
 /** How long the answer to initialize waits for the upstreams to answer theirs. */
 export const UPSTREAM_INIT_WAIT_MS = 5_000;
 
@@ -256,7 +259,7 @@ export class GatewaySession {
 
   /** Throws what a server without the capability answers (-32601), unless an upstream offered it at initialize. */
   offers(capability: keyof ServerCapabilities): void {
-    if (!this.offered[capability]) throw new McpError(RpcCode.MethodNotFound, 'Method not found');
+    if (!this.offered[capability]) throw METHOD_NOT_FOUND();
   }
 
   /**
