@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
   CreateTaskResultSchema,
@@ -17,6 +18,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { call, closeAfterEach, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
+import { recorderHttp, UnscopedTaskStore } from './recorder.js';
 import type { UpstreamSpec } from '../../src/adapters/mcp/upstream.js';
 
 const require = createRequire(import.meta.url);
@@ -142,5 +144,42 @@ describe('the protocol through plangate mcp, against a direct connection', () =>
     expect(g.getServerCapabilities()?.prompts).toEqual(d.getServerCapabilities()?.prompts);
     expect(g.getServerVersion()).toEqual(d.getServerVersion());
     expect(recorded(w)).toEqual([]);
+  }, 60_000);
+});
+
+describe('task ids through plangate mcp', () => {
+  const closers = closeAfterEach();
+
+  it("keeps each session's tasks its own, in front of an upstream that does not", async () => {
+    const w = makeWorld();
+    const upstream = await recorderHttp(w.record, [], [], new UnscopedTaskStore());
+    closers.push(() => upstream.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: upstream.url }], 100, []);
+    closers.push(() => h.close());
+    const worker = await h.client('0xWORKER');
+    // Before a plan: refused, a task of the gateway's.
+    const refused = await worker.request({ method: 'tools/call', params: { name: 'task_echo', arguments: { text: 'x' }, task: {} } }, CreateTaskResultSchema);
+    expect(refused.task.taskId).toMatch(/^plangate-/);
+    expect((await call(worker, 'plangate_say', { body: 'echo as a task' })).isError).toBeFalsy();
+    const made = await worker.request({ method: 'tools/call', params: { name: 'task_echo', arguments: { text: 'mine' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const id = made.task.taskId;
+    expect(textOf(await finish(worker, id))).toBe('mine');
+
+    // Directly, any session of the upstream reaches the task: the upstream keeps none apart.
+    const straight = new Client({ name: 'test-host', version: '1.0.0' });
+    await straight.connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
+    closers.push(() => straight.close());
+    expect((await straight.request({ method: 'tasks/get', params: { taskId: id } }, GetTaskResultSchema)).status).toBe('completed');
+
+    // Through the gateway, another seat and another session of the same seat reach nothing of it.
+    for (const hostile of [await h.client('0xOTHER'), await h.client('0xWORKER')]) {
+      for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel'] as const) {
+        await expect(hostile.request({ method, params: { taskId: id } }, GetTaskResultSchema)).rejects.toThrow(/Task not found/);
+      }
+      await expect(hostile.request({ method: 'tasks/get', params: { taskId: refused.task.taskId } }, GetTaskResultSchema)).rejects.toThrow(/Task not found/);
+      expect((await hostile.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema)).tasks).toEqual([]);
+    }
+    expect((await worker.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema)).tasks.map((t) => t.taskId)).toContain(id);
+    expect(recorded(w).map((r) => r.tool)).toEqual(['task_echo']);
   }, 60_000);
 });
