@@ -58,7 +58,8 @@ export class SessionEventStore implements EventStore {
     const last = this.events.get(lastId);
     if (!last) throw new Error(`event ${lastId} is not kept`);
     let after = false;
-    for (const [id, e] of [...this.events]) {
+    // The live map, not a copy: an event stored while the replay awaits a send is replayed too.
+    for (const [id, e] of this.events) {
       if (id === lastId) after = true;
       else if (after && e.stream === last.stream) await send(id, e.message);
     }
