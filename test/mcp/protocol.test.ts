@@ -127,7 +127,7 @@ describe('the protocol through plangate mcp, against a direct connection', () =>
     expect(await rootsText(g)).toBe(second);
   }, 60_000);
 
-  it('answers a method no upstream offers as the upstream does, and forwards nothing', async () => {
+  it('answers a method no upstream offers as the upstream does, keeps a list\'s _meta, and forwards nothing', async () => {
     const w = makeWorld();
     const h = await httpHarness(w, [recorderUpstream(w)], 100, []);
     closers.push(() => h.close());
@@ -142,6 +142,10 @@ describe('the protocol through plangate mcp, against a direct connection', () =>
     expect(await g.listResources().then(() => 'answered', (e: Error) => e.message)).toBe(directError);
     expect(g.getServerCapabilities()?.resources).toBeUndefined();
     expect(g.getServerCapabilities()?.prompts).toEqual(d.getServerCapabilities()?.prompts);
+    // The list's own _meta is kept.
+    const directPrompts = await d.listPrompts();
+    expect(directPrompts._meta).toEqual({ 'example.com/listed-by': 'recorder' });
+    expect((await g.listPrompts())._meta).toEqual(directPrompts._meta);
     expect(g.getServerVersion()).toEqual(d.getServerVersion());
     expect(recorded(w)).toEqual([]);
   }, 60_000);

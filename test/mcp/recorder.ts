@@ -104,6 +104,9 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
     });
   }
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, (...a: unknown[]) => Promise<unknown>> })._requestHandlers;
+  // Its prompt list carries list-level _meta, which a gateway must keep.
+  const listPrompts = handlers.get('prompts/list');
+  if (listPrompts) handlers.set('prompts/list', async (...a) => ({ ...(await listPrompts(...a) as object), _meta: { 'example.com/listed-by': 'recorder' } }));
   const listTools = handlers.get('tools/list');
   if (listTools) {
     handlers.set('tools/list', async (...a) => {

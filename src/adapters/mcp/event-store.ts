@@ -57,12 +57,26 @@ export class SessionEventStore implements EventStore {
   async replayEventsAfter(lastId: string, { send }: { send: (id: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
     const last = this.events.get(lastId);
     if (!last) throw new Error(`event ${lastId} is not kept`);
-    let after = false;
-    // The live map, not a copy: an event stored while the replay awaits a send is replayed too.
-    for (const [id, e] of this.events) {
-      if (id === lastId) after = true;
-      else if (after && e.stream === last.stream) await send(id, e.message);
-    }
+    let sent = lastId;
+    /** Sends what the stream stored after `sent`; says whether there was any. */
+    const pass = async (): Promise<boolean> => {
+      let after = false;
+      let more = false;
+      for (const [id, e] of this.events) {
+        if (id === sent) after = true;
+        else if (after && e.stream === last.stream) {
+          await send(id, e.message);
+          sent = id;
+          more = true;
+        }
+      }
+      return more;
+    };
+    // Then again after a turn of the event loop, until a pass finds nothing new: an event stored
+    // just after a pass (the stream is not the transport's again until this returns) is sent too.
+    await pass();
+    do await new Promise((resolve) => setImmediate(resolve));
+    while (await pass());
     return last.stream;
   }
 }
