@@ -158,7 +158,8 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
       own: (tool) => (tool === 'say' ? say(deps, session.seat, args, runId) : submitPlan(deps, session.seat, args, runId)),
       forward: async () => {
         const meta = upstreamMeta(params._meta as Meta);
-        const request = { method: 'tools/call', params: { name: route!.tool.name, arguments: args, ...(meta ? { _meta: meta } : {}) } };
+        // A task-augmented call asks the upstream for a task (tasks.ts makes it the session's).
+        const request = { method: 'tools/call', params: { name: route!.tool.name, arguments: args, ...(meta ? { _meta: meta } : {}), ...(params.task ? { task: params.task } : {}) } };
         return await forward(session, route!.link, request, extra, deps) as CallToolResult;
       },
       down: (error) => (error instanceof UpstreamDownError ? downResult(params.name, error) : undefined),

@@ -21,6 +21,7 @@ import { wholeNumber, type McpGateway } from './gateway.js';
 import type { GatewaySession } from './session.js';
 import { handler, serve, type McpListener } from './status.js';
 import { MCP_SESSIONS_PER_SEAT } from './limits.js';
+import { SessionEventStore } from './event-store.js';
 
 export interface McpListenOptions extends AllowedOptions {
   host?: string;
@@ -203,7 +204,17 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
       enableDnsRebindingProtection: true,
       allowedHosts: sdkHosts(allowed, port),
       allowedOrigins: [...allowed.origins],
-      onsessioninitialized: (id) => void open.set(id, { transport, session, seat: principal.seat, lastSeen: Date.now(), active: 0, posts: 0 }),
+      eventStore: new SessionEventStore(),
+      // The initialize itself is in flight until answered (it waits for the upstreams): not idle meanwhile.
+      onsessioninitialized: (id) => {
+        const entry: Open = { transport, session, seat: principal.seat, lastSeen: Date.now(), active: 1, posts: 1 };
+        open.set(id, entry);
+        res.once('close', () => {
+          entry.active--;
+          entry.posts--;
+          entry.lastSeen = Date.now();
+        });
+      },
     });
     transport.onclose = () => {
       if (transport.sessionId) open.delete(transport.sessionId);
