@@ -102,7 +102,7 @@ describe('plangate serve refuses rebound requests', () => {
     const dir = tempDir();
     const tokens = join(dir, 'tokens.json');
     writeFileSync(tokens, JSON.stringify({ tokens: [{ role: 'operator', token: 'operator-token-0123456789' }] }));
-    const r = await cli(['serve', '--host', '0.0.0.0', '--port', '0', '--tokens', tokens, '--rules', join(dir, 'rules'), '--store', join(dir, 's.db')]);
+    const r = await cli(['serve', '--host', '0.0.0.0', '--port', '0', '--tokens', tokens, '--rules', join(dir, 'rules'), '--rules-optional', '--store', join(dir, 's.db')]);
     expect(r.status).not.toBe(0);
     expect(r.err).toMatch(/not a loopback address.*--allowed-hosts or PLANGATE_ALLOWED_HOSTS/);
   });
