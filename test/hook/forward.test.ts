@@ -39,6 +39,8 @@ function forward(host: string, payload: string, env: Record<string, string>): Pr
 
 function blocked(host: string, why: string): HookReply {
   const reason = `plangate could not decide this call, so it is refused: ${why}`;
+  // Copilot ignores exit 2: its JSON deny with exit 0 is what blocks there.
+  if (host === 'copilot') return { stdout: `${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: reason })}\n`, stderr: `${reason}\n`, exitCode: 0 };
   const stdout = host === 'claude-code' ? `${JSON.stringify(claudeDeny(reason))}\n` : host === 'cline' ? `${JSON.stringify({ cancel: true, errorMessage: reason })}\n` : '';
   return { stdout, stderr: `${reason}\n`, exitCode: 2 };
 }
@@ -110,7 +112,7 @@ describe('plangate-hook-forward', () => {
   it('blocks, in each host\'s shape, when the service is down', async () => {
     const down = { PLANGATE_URL: await closedPort(), PLANGATE_TOKEN: TOKEN };
     const payload = recorded(HOST, 'write.json');
-    for (const host of ['claude-code', 'gemini-cli', 'cline']) {
+    for (const host of ['claude-code', 'gemini-cli', 'cline', 'copilot']) {
       expect(await forward(host, payload, down), host).toEqual(blocked(host, 'the plangate service did not answer (curl exit 7)'));
     }
     expect(JSON.parse((await forward(HOST, payload, down)).stdout).hookSpecificOutput.permissionDecision).toBe('deny');
