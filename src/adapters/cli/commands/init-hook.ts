@@ -16,6 +16,7 @@ import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { resolvePaths } from '../../../main/config.js';
 import { HOST_NAMES, type HostName } from '../../hook/contract.js';
+import { DEFAULT_PLANGATE_SERVER } from '../../hook/pretooluse.js';
 import { hostRulesFile } from '../../hook/setup/host-rules.js';
 import { applyChanges, setupHost } from '../../hook/setup/host-setup.js';
 import { EXIT } from '../exit.js';
@@ -30,8 +31,8 @@ export interface InitHookOptions {
   plangateServer?: string;
 }
 
-/** The name plangate's MCP server has in a host's configuration unless told otherwise. */
-export const DEFAULT_PLANGATE_SERVER = 'plangate';
+/** The name plangate's MCP server has in a host's configuration unless told otherwise: the hook's own default. */
+export { DEFAULT_PLANGATE_SERVER };
 
 /** A word the host's shell reads as one argument. */
 function shellWord(word: string): string {
