@@ -203,18 +203,28 @@ export function createGate(options: GateOptions): Gate {
   const decide = options.observer === undefined ? (call: Call, opts: DecideOptions = {}) => decideWatched(call, opts, undefined) : observed(options.observer);
 
   function observed(observer: DecisionObserver) {
-    return async (call: Call, opts: DecideOptions = {}): Promise<Decision> => {
-      const watch = observer.begin(call);
-      let crews: readonly string[] | undefined;
+    return (call: Call, opts: DecideOptions = {}): Promise<Decision> => {
+      // The observer decides once, here, whether this decision is followed; one it does not follow costs no more than no observer.
+      let watch: DecisionWatch | undefined;
       try {
-        const decision = await decideWatched(call, opts, watch, (read) => { crews = read; });
-        watch.end({ decision, ...(crews ? { crews } : {}) });
-        return decision;
+        watch = observer.begin(call);
       } catch (error) {
-        watch.end({ error });
-        throw error;
+        return Promise.reject(error);
       }
+      return watch === undefined ? decideWatched(call, opts, undefined) : decideFollowed(call, opts, watch);
     };
+  }
+
+  async function decideFollowed(call: Call, opts: DecideOptions, watch: DecisionWatch): Promise<Decision> {
+    let crews: readonly string[] | undefined;
+    try {
+      const decision = await decideWatched(call, opts, watch, (read) => { crews = read; });
+      watch.end({ decision, ...(crews ? { crews } : {}) });
+      return decision;
+    } catch (error) {
+      watch.end({ error });
+      throw error;
+    }
   }
 
   async function decideWatched(call: Call, opts: DecideOptions, watch: DecisionWatch | undefined, onCrews?: (crews: readonly string[]) => void): Promise<Decision> {

@@ -1,7 +1,9 @@
 /**
  * A watcher of decisions as they are made, for telemetry (traces): told
  * when a decision begins, each step it takes, and how it ended. The gate
- * decides the same with or without one, and costs nothing extra without one.
+ * decides the same with or without one, and costs nothing extra without one;
+ * a decision the watcher declines to follow (a trace sampled out) takes the
+ * same path as one without a watcher.
  */
 import type { Call, Decision } from '../core/types.js';
 
@@ -9,8 +11,13 @@ import type { Call, Decision } from '../core/types.js';
 export type DecisionStep = 'facts' | 'evaluate';
 
 export interface DecisionObserver {
-  /** Called as a decision begins, in the caller's context; the watch it returns follows that decision. */
-  begin(call: Call): DecisionWatch;
+  /**
+   * Called as a decision begins, in the caller's context; the watch it
+   * returns follows that decision. Undefined when this decision is not
+   * followed (its trace is sampled out): the gate then decides as it does
+   * without an observer, with no step wrapped.
+   */
+  begin(call: Call): DecisionWatch | undefined;
 }
 
 export interface DecisionWatch {

@@ -4,7 +4,8 @@
  * request's `traceparent`, an MCP request's `_meta`), with one child span per
  * step (`plangate.facts`, `plangate.evaluate`). The attributes say who asked
  * for what and how it was decided, and never carry a message body or an
- * argument's value.
+ * argument's value. The sampler is asked once per decision, for the decision
+ * span; a decision sampled out is decided as if tracing were off.
  */
 import { context, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import type { Decision } from '../../core/types.js';
@@ -41,12 +42,16 @@ export function decisionAttributes(decision: Decision, crews?: readonly string[]
 export function spanObserver(tracer: Tracer): DecisionObserver {
   return {
     begin(call) {
-      const span = tracer.startSpan('plangate.decide', {
-        attributes: { 'plangate.seat': call.agent, 'plangate.tool': call.tool, ...(call.runId !== undefined ? { 'plangate.run.id': call.runId } : {}) },
-      });
+      // The sampler is asked once, here, in the caller's context (a parent-based sampler follows the caller's sampled flag).
+      // The samplers OTEL_TRACES_SAMPLER names read no attributes, so the span's are set only once it is recorded.
+      const span = tracer.startSpan('plangate.decide');
+      // Not recorded: the decision takes the untraced path (no step spans, no attributes, no context switches).
+      if (!span.isRecording()) return undefined;
+      span.setAttributes({ 'plangate.seat': call.agent, 'plangate.tool': call.tool });
+      if (call.runId !== undefined) span.setAttribute('plangate.run.id', call.runId);
       const within = trace.setSpan(context.active(), span);
       return {
-        ...(span.isRecording() ? { traceId: span.spanContext().traceId } : {}),
+        traceId: span.spanContext().traceId,
         step<T>(name: DecisionStep, run: () => T): T {
           const child = tracer.startSpan(`plangate.${name}`, {}, within);
           let result: T;
