@@ -5,11 +5,14 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeBundle } from '../../src/engine/bundle.js';
 import { loadRules } from '../../src/rules/load.js';
+import { freePort, waitFor } from '../support/net.js';
+
+// Also exported here, for the benches that start opa beside plangate.
+export { freePort, waitFor };
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -20,35 +23,6 @@ export function findOpa(): { bin: string; version: string } | null {
     if (r.status === 0) return { bin, version: /Version: (\S+)/.exec(r.stdout)?.[1] ?? 'unknown' };
   }
   return null;
-}
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls `url` until it answers 200 (or throws after `timeoutMs`). */
-export async function waitFor(url: string, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const r = await fetch(url);
-      if (r.ok) return;
-      last = r.status;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${url} did not come up: ${String(last)}`);
 }
 
 export interface OpaServer {

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { freePort } from '../http/opa-server.js';
+import { freePort, waitFor } from './net.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -87,14 +87,7 @@ exporters:
   let log = '';
   child.stderr!.on('data', (b) => { log += String(b); });
   const query = `http://127.0.0.1:${httpPort}`;
-  const end = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${query}/api/services`)).ok) break;
-    } catch { /* not up yet */ }
-    if (child.exitCode !== null || Date.now() > end) throw new Error(`jaeger did not start: ${log}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitFor(`${query}/api/services`, 30_000, child).catch((error: unknown) => { throw new Error(`jaeger did not start: ${String(error)}\n${log}`); });
   return {
     otlp: `http://127.0.0.1:${otlpPort}`,
     query,

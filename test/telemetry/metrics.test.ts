@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../http/opa-server.js';
+import { freePort, waitFor } from '../support/net.js';
 import { CLI_CHILD, makeWorld } from '../mcp/support.js';
 
 interface OtlpMetric { name: string; sum?: { dataPoints: Point[] }; gauge?: { dataPoints: Point[] }; histogram?: { dataPoints: Point[] } }
@@ -41,12 +41,7 @@ describe('metrics over OTLP', () => {
     child.stderr.on('data', (b) => { out += String(b); });
     try {
       const base = `http://127.0.0.1:${port}`;
-      const end = Date.now() + 30_000;
-      for (;;) {
-        try { if ((await fetch(`${base}/health`)).ok) break; } catch { /* starting */ }
-        if (Date.now() > end) throw new Error(`plangate serve did not start: ${out}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await waitFor(`${base}/health`, 30_000, child).catch((error: unknown) => { throw new Error(`plangate serve did not start: ${String(error)}\n${out}`); });
       const res = await fetch(`${base}/v1/decide`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'github.merge_pull_request' }) });
       expect(await res.json()).toMatchObject({ allowed: false });
       const prom = await (await fetch(`${base}/metrics`)).text();

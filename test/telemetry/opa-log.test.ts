@@ -15,7 +15,8 @@ import { opaEvent, type OpaDecisionEvent } from '../../src/audit/opa-log.js';
 import { openOpaLogSink } from '../../src/audit/opa-log-sink.js';
 import { openPlangate } from '../../src/main/open.js';
 import { cli, tempDir } from '../cli/run.js';
-import { findOpa, freePort, waitFor } from '../http/opa-server.js';
+import { findOpa } from '../http/opa-server.js';
+import { freePort, waitFor } from '../support/net.js';
 
 const CANARY = `canary-${randomBytes(8).toString('hex')}`;
 const RULES = 'planRequired:\n  workspace: { mode: side_effects, windowMin: 10 }\n';

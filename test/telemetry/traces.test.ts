@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_CHILD, FS_SERVER, makeWorld } from '../mcp/support.js';
-import { freePort } from '../http/opa-server.js';
+import { freePort, waitFor } from '../support/net.js';
 import { findJaeger, startJaeger, tagsOf, type Jaeger } from '../support/jaeger.js';
 
 const bin = findJaeger('the OpenTelemetry trace tests (a refused call as a trace in Jaeger, the canary)');
@@ -75,12 +75,7 @@ describe.runIf(bin)('traces, received by Jaeger', () => {
     child.stderr.on('data', (b) => { out += String(b); });
     try {
       const base = `http://127.0.0.1:${port}`;
-      const end = Date.now() + 30_000;
-      for (;;) {
-        try { if ((await fetch(`${base}/health`)).ok) break; } catch { /* starting */ }
-        if (Date.now() > end) throw new Error(`plangate serve did not start: ${out}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await waitFor(`${base}/health`, 30_000, child).catch((error: unknown) => { throw new Error(`plangate serve did not start: ${String(error)}\n${out}`); });
       const { traceId, header } = traceparent();
       const res = await fetch(`${base}/v1/decide`, {
         method: 'POST',
