@@ -51,7 +51,7 @@ export interface SoakOptions {
   maxRunMin: number;
   /** Share of sessions in which the agent is placed on hold by an operator. */
   holdShare: number;
-  /** Share of sessions that open a long run (the longest the rules allow), decided in again late in it. */
+  /** Share of sessions that open a long run (the longest the rules allow): the agent works in it, on its first plan alone, until it ends. */
   longRunShare: number;
   /** Agents whose calls are probed around each prune. */
   probeAgents: number;
@@ -90,6 +90,8 @@ interface Sim {
   lastRun: Map<string, string>;
   lastDelegated: Map<string, string>;
   lastLongRun: Map<string, string>;
+  /** Agents busy in a long run, until it expires (epoch ms). */
+  busyUntil: Map<string, number>;
   held: Set<string>;
   pending: Map<number, Array<() => Promise<unknown>>>;
   /** Decision latencies of the day under way, ns. */
@@ -131,7 +133,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   writeFileSync(join(rules, 'rules.yaml'), `planRequired:\n  workspace: { mode: side_effects, windowMin: ${o.windowMin}, acceptUpstream: true }\nruns: { maxMinutes: ${o.maxRunMin} }\n`);
   const schema = o.driver === 'postgres' ? await freshSchemaUrl('soak', o.postgres) : undefined;
   const dbPath = join(dir, 'soak.db');
-  const sim: Sim = { now: SOAK_START, lastRun: new Map(), lastDelegated: new Map(), lastLongRun: new Map(), held: new Set(), pending: new Map(), lat: [] };
+  const sim: Sim = { now: SOAK_START, lastRun: new Map(), lastDelegated: new Map(), lastLongRun: new Map(), busyUntil: new Map(), held: new Set(), pending: new Map(), lat: [] };
   const pg = await openPlangate({
     rules, env: {}, clock: () => sim.now, log: () => {},
     store: schema ? schema.url : dbPath,
@@ -224,6 +226,13 @@ async function session(pg: Plangate, sim: Sim, o: SoakOptions, i: number, tick: 
       sim.held.delete(a);
     });
   }
+  const busyIn = sim.lastLongRun.get(a);
+  if (busyIn && (sim.busyUntil.get(a) ?? 0) > sim.now) {
+    // Still in its long run: decided on the run's plan alone, long after the window.
+    if (rnd() < 0.5) await pg.gate.sayAsAgent({ thread: `agent:${a}`, author: a, kind: 'note', body: BODY, runId: busyIn });
+    await timedDecide(pg, sim, { agent: a, tool: TOOL, runId: busyIn }, result);
+    return;
+  }
   if (rnd() < 0.85) await pg.gate.sayAsAgent({ thread: `agent:${a}`, author: a, kind: 'plan', body: BODY });
   if (rnd() < 0.3) await pg.gate.sayAsAgent({ thread: `crew:crew${Math.floor(i / 50)}`, author: a, kind: 'note', body: BODY });
   const long = rnd() < o.longRunShare;
@@ -231,9 +240,8 @@ async function session(pg: Plangate, sim: Sim, o: SoakOptions, i: number, tick: 
   sim.lastRun.set(a, run.id);
   if (long || rnd() < 0.7) await pg.gate.sayAsAgent({ thread: `agent:${a}`, author: a, kind: 'plan', body: BODY, runId: run.id });
   if (long) {
-    // A long run: its plan counts while the run is open, long after the window; it is decided in again late in the run.
     sim.lastLongRun.set(a, run.id);
-    later(sim, tick + Math.floor((o.maxRunMin * 0.75) / o.tickMin), () => timedDecide(pg, sim, { agent: a, tool: TOOL, runId: run.id }, result));
+    sim.busyUntil.set(a, run.expiresAt);
   }
   const delegated = o.agents > 1 && rnd() < 0.5;
   if (delegated) {
