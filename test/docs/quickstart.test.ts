@@ -99,18 +99,27 @@ describe("the README's quickstarts", () => {
     for (const f of cleanup.splice(0)) await f();
   });
 
-  it('a coding agent through its hook: an unplanned Write is denied, a planned one goes on', () => {
+  it("a coding agent through its hook: init --hook sets it up, a read goes on, an unplanned Write is denied, a planned one goes on", () => {
     const dir = clone();
     setUp(dir);
-    const settings = JSON.parse(readmeBlock('## Quickstart: a coding agent, through its hook', 'json')) as {
+    for (const cmd of commands(readmeBlock('## Quickstart: a coding agent, through its hook', 'sh'))) {
+      expect(cmd[0]).toBe('plangate');
+      const r = plangate(dir, cmd.slice(1));
+      expect(r.status, r.err).toBe(0);
+    }
+    const settings = JSON.parse(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8')) as {
       hooks: { PreToolUse: Array<{ matcher: string; hooks: Array<{ type: string; command: string }> }> };
     };
     const command = words(settings.hooks.PreToolUse[0]?.hooks[0]?.command ?? '');
     expect(command[0]).toBe('plangate');
-    const payload = JSON.stringify({
+    const payloadOf = (tool: string, input: Record<string, unknown>) => JSON.stringify({
       session_id: 's1', transcript_path: join(dir, 't.jsonl'), cwd: dir, permission_mode: 'default', hook_event_name: 'PreToolUse',
-      tool_name: 'Write', tool_input: { file_path: 'a.txt', content: 'notes' }, tool_use_id: 't1',
+      tool_name: tool, tool_input: input, tool_use_id: 't1',
     });
+    // The host's own read is classified by the file init wrote: no wall of refusals.
+    const read = JSON.parse(plangate(dir, command.slice(1), payloadOf('Read', { file_path: join(dir, 'rules', 'seats.yaml') })).out);
+    expect(read.hookSpecificOutput).toEqual({ hookEventName: 'PreToolUse' });
+    const payload = payloadOf('Write', { file_path: 'a.txt', content: 'notes' });
     const denied = plangate(dir, command.slice(1), payload);
     expect(denied.status).toBe(0);
     expect(JSON.parse(denied.out).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plan_required:Write:none - /) });

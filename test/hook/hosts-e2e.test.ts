@@ -66,10 +66,44 @@ describe("the six hosts' hooks, on the command line and over HTTP", () => {
     }, 120_000);
 
     if (host === 'cursor') {
-      it('cursor: names no MCP server, so its plan tool is not taken for plangate\'s own (a known gap)', async () => {
+      const PLANGATE_COMMAND = 'plangate mcp --agent 0xWORKER';
+      it("cursor: the plan path when plangate's server is configured by the command Cursor reports — on the command line and over HTTP", async () => {
+        for (const via of ['cli', 'http'] as const) {
+          const w = makeWorld(`planRequired:\n  workspace: { mode: side_effects, windowMin: 10 }\n`);
+          const run = via === 'cli'
+            ? cliHook(w, host, '0xWORKER', '--plangate-server-command', PLANGATE_COMMAND)
+            : httpHook(await serveWorld(w), host, TOKENS.worker, `?server_command=${encodeURIComponent(PLANGATE_COMMAND)}`);
+          await planPathFlow(contract, { effect: recorded(host, 'write.json'), plan: recorded(host, 'plan.json') }, run, async () => {
+            expect((await sayThroughMcp(w, '0xWORKER', 'write the release summary, then push it')).isError).not.toBe(true);
+          });
+        }
+      }, 120_000);
+
+      it("cursor: a plangate_say on any other server, or with plangate's server not configured, is an ordinary tool", async () => {
         const w = makeWorld(`planRequired:\n  workspace: { mode: side_effects }\n`);
-        expectRefusal(contract, await cliHook(w, host)(recorded(host, 'plan.json')), /^plan_required:MCP:plangate_say:none/);
-      }, 60_000);
+        const plan = JSON.parse(recorded(host, 'plan.json')) as Record<string, unknown>;
+        const { command: _command, ...bare } = plan;
+        const payloads = [
+          // Nothing configured: the recorded plan call is not taken for plangate's.
+          [recorded(host, 'plan.json'), []],
+          // Another server (by URL, by another command, by none) with plangate's command configured.
+          [JSON.stringify({ ...bare, url: 'https://api.githubcopilot.com/mcp/' }), ['--plangate-server-command', PLANGATE_COMMAND]],
+          [JSON.stringify({ ...plan, command: `${PLANGATE_COMMAND} --extra` }), ['--plangate-server-command', PLANGATE_COMMAND]],
+          [JSON.stringify({ ...plan, command: PLANGATE_COMMAND.toUpperCase() }), ['--plangate-server-command', PLANGATE_COMMAND]],
+          [JSON.stringify(bare), ['--plangate-server-command', PLANGATE_COMMAND]],
+          // A URL configured does not match a command, nor another URL.
+          [recorded(host, 'plan.json'), ['--plangate-server-url', PLANGATE_COMMAND]],
+          [JSON.stringify({ ...bare, url: 'http://127.0.0.1:7070/mcp/' }), ['--plangate-server-url', 'http://127.0.0.1:7070/mcp']],
+        ] as const;
+        for (const [payload, flags] of payloads) {
+          expectRefusal(contract, await cliHook(w, host, '0xWORKER', ...flags)(payload), /^plan_required:MCP:plangate_say:none/);
+        }
+        // The same server by URL, configured: plangate's own.
+        expect((await cliHook(w, host, '0xWORKER', '--plangate-server-url', 'http://127.0.0.1:7070/mcp')(JSON.stringify({ ...bare, url: 'http://127.0.0.1:7070/mcp' }))).exitCode).toBe(0);
+        // A url that is not a string is a malformed payload; an empty configured command is refused as misconfigured.
+        expectRefusal(contract, await cliHook(w, host, '0xWORKER', '--plangate-server-command', PLANGATE_COMMAND)(JSON.stringify({ ...plan, url: 7 })), /plangate could not decide this call.*url is not a string/);
+        expectRefusal(contract, await cliHook(w, host, '0xWORKER', '--plangate-server-command', ' ')(recorded(host, 'plan.json')), /plangate could not decide this call.*--plangate-server-command/);
+      }, 120_000);
     } else {
       it(`${host}: the plan path — refused, plan posted through plangate's plan tool, then left to the host`, async () => {
         const w = makeWorld(`planRequired:\n  workspace: { mode: side_effects, windowMin: 10 }\n`);

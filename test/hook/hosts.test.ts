@@ -60,9 +60,9 @@ const READS: Record<string, Record<string, HookCall>> = {
     write: { tool: 'Write', input: { file_path: '/srv/notes/summary.md', contents: '# Summary\n\nThe release went out on Tuesday.\n' }, sessionId: 'c0a8e2f4-1b7d-4c39-a5e6-8f2d0b9c7e11', cwd: '/srv/notes' },
     read: { tool: 'Read', input: { file_path: '/srv/notes/build.log' }, sessionId: 'c0a8e2f4-1b7d-4c39-a5e6-8f2d0b9c7e11', cwd: '/srv/notes' },
     'tool-read': { tool: 'Read', input: { file_path: '/srv/notes/build.log' }, sessionId: 'c0a8e2f4-1b7d-4c39-a5e6-8f2d0b9c7e11', cwd: '/srv/notes' },
-    // Cursor names no MCP server: no `mcp`, so no tool of any server passes for plangate's own.
-    mcp: { tool: 'MCP:merge_pull_request', input: { owner: 'acme', repo: 'notes', pullNumber: 42 }, sessionId: 'c0a8e2f4-1b7d-4c39-a5e6-8f2d0b9c7e11' },
-    plan: { tool: 'MCP:plangate_say', input: PLAN, sessionId: 'c0a8e2f4-1b7d-4c39-a5e6-8f2d0b9c7e11' },
+    // Cursor names no MCP server: no `mcp`; the server only by how Cursor reaches it (url or command).
+    mcp: { tool: 'MCP:merge_pull_request', mcpEndpoint: { tool: 'merge_pull_request', url: 'https://api.githubcopilot.com/mcp/' }, input: { owner: 'acme', repo: 'notes', pullNumber: 42 }, sessionId: 'c0a8e2f4-1b7d-4c39-a5e6-8f2d0b9c7e11' },
+    plan: { tool: 'MCP:plangate_say', mcpEndpoint: { tool: 'plangate_say', command: 'plangate mcp --agent 0xWORKER' }, input: PLAN, sessionId: 'c0a8e2f4-1b7d-4c39-a5e6-8f2d0b9c7e11' },
   },
   copilot: {
     shell: { tool: 'bash', input: { command: 'git push origin main', description: 'Push the release branch' }, sessionId: '5c9e1a3b-7d2f-4b80-a6e4-1f3d5b7c9e02', cwd: '/srv/notes' },

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/adapters/cli/main.js';
+import { OWN_TOOLS_ONLY_LINE } from '../../src/adapters/cli/commands/mcp-run.js';
 import { holdAndReadGuardFlow, planRequiredFlow } from './flow.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -38,16 +39,38 @@ describe('plangate mcp over stdio', () => {
     expect((await call(c, 'write_file', { path: `${h.world.files}/n.txt`, content: 'x' })).isError).toBeFalsy();
   }, 60_000);
 
-  it('needs a seat and an upstream', async () => {
+  it('needs a seat, and checks an upstream URL', async () => {
     const lines: string[] = [];
     const io = { out: (s: string) => void lines.push(s), err: (s: string) => void lines.push(s), env: {} };
     expect(await main(['mcp', '--', 'node', 'server.js'], io)).toBe(1);
     expect(lines.join('\n')).toContain('needs --agent SEAT');
-    expect(await main(['mcp', '--agent', '0xW'], io)).toBe(1);
-    expect(lines.join('\n')).toContain('no upstream');
     expect(await main(['mcp', '--agent', '0xW', '--upstream', 'ftp://x', '--', 'node'], io)).toBe(1);
     expect(lines.join('\n')).toContain('not an http(s) URL');
   });
+
+  for (const flags of [[], ['--plangate-tools-only']]) {
+    it(`serves plangate's own tools alone with no upstream (${flags.join(' ') || 'no flag'}), and says so on stderr`, async () => {
+      const w = makeWorld();
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', CLI_CHILD, '--rules', w.rules, '--store', w.store, '--audit', w.audit, 'mcp', '--agent', '0xWORKER', ...flags],
+        stderr: 'pipe',
+      });
+      let err = '';
+      (transport.stderr as unknown as NodeJS.ReadableStream).on('data', (d: Buffer) => void (err += d.toString()));
+      const c = new Client({ name: 'own-tools-test', version: '1' });
+      await c.connect(transport);
+      try {
+        const names = (await c.listTools()).tools.map((t) => t.name);
+        expect(names).toContain('plangate_say');
+        expect(names.every((n) => n.startsWith('plangate_'))).toBe(true);
+        expect((await call(c, 'plangate_say', { body: 'write notes' })).isError).toBeFalsy();
+        expect(err.split('\n').filter((l) => l.includes("serving plangate's own tools only"))).toEqual([OWN_TOOLS_ONLY_LINE]);
+      } finally {
+        await c.close();
+      }
+    }, 60_000);
+  }
 
   it('serves /health and /metrics with --status-listen', async () => {
     const w = makeWorld();

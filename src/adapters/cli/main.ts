@@ -8,25 +8,64 @@ import { DEFAULT_PATHS, PATH_ENV } from '../../main/config.js';
 import { RULES_OPTIONAL_ENV } from '../../main/rules-location.js';
 import { EXIT, exitFor, usageExit } from './exit.js';
 import { printError, processIo, type Io } from './io.js';
-import { registerAudit } from './commands/audit.js';
-import { registerBlueprint } from './commands/blueprint.js';
-import { registerCheck } from './commands/check.js';
-import { registerCompile } from './commands/compile.js';
-import { registerDecide } from './commands/decide.js';
-import { registerHolds } from './commands/holds.js';
-import { misconfiguredHook, registerHook, writeReply } from './commands/hook.js';
-import { registerInit } from './commands/init.js';
-import { registerPin } from './commands/pin.js';
-import { registerMcp } from './commands/mcp.js';
-import { registerOrg } from './commands/org.js';
-import { registerPlanRequired } from './commands/plan-required.js';
-import { registerRuns } from './commands/runs.js';
-import { registerPrune } from './commands/prune.js';
-import { registerSay } from './commands/say.js';
-import { registerServe } from './commands/serve.js';
-import { registerTest } from './commands/test.js';
-import { registerDiff } from './commands/diff.js';
-import { registerStatus } from './commands/status.js';
+
+/** Registers one command module's commands on the program. */
+type Register = (program: Command, ctx: CommandContext) => void;
+
+/**
+ * The command modules, each loaded only when needed: a run of one command
+ * (a hook per tool call, above all) loads that command's module alone, not
+ * every command's dependencies. The keys are the modules' top-level
+ * command names (a test checks the list against the program's commands).
+ */
+const MODULES: ReadonlyArray<readonly [readonly string[], () => Promise<Register>]> = [
+  [['check'], async () => (await import('./commands/check.js')).registerCheck],
+  [['plan-required'], async () => (await import('./commands/plan-required.js')).registerPlanRequired],
+  [['org'], async () => (await import('./commands/org.js')).registerOrg],
+  [['say'], async () => (await import('./commands/say.js')).registerSay],
+  [['decide', 'explain'], async () => (await import('./commands/decide.js')).registerDecide],
+  [['hold', 'release', 'unblock', 'holds', 'submit-plan', 'push-back'], async () => (await import('./commands/holds.js')).registerHolds],
+  [['audit'], async () => (await import('./commands/audit.js')).registerAudit],
+  [['run', 'delegate'], async () => (await import('./commands/runs.js')).registerRuns],
+  [['prune'], async () => (await import('./commands/prune.js')).registerPrune],
+  [['compile'], async () => (await import('./commands/compile.js')).registerCompile],
+  [['blueprint'], async () => (await import('./commands/blueprint.js')).registerBlueprint],
+  [['serve'], async () => (await import('./commands/serve.js')).registerServe],
+  [['test'], async () => (await import('./commands/test.js')).registerTest],
+  [['diff'], async () => (await import('./commands/diff.js')).registerDiff],
+  [['mcp'], async () => (await import('./commands/mcp.js')).registerMcp],
+  [['hook'], async () => (await import('./commands/hook.js')).registerHook],
+  [['init'], async () => (await import('./commands/init.js')).registerInit],
+  [['status'], async () => (await import('./commands/status.js')).registerStatus],
+  [['pin'], async () => (await import('./commands/pin.js')).registerPin],
+];
+
+/** Every top-level command name, in the order of `plangate --help`. */
+export const COMMAND_NAMES: readonly string[] = MODULES.flatMap(([names]) => names);
+
+/** The global options that take a value (the command is the first word after them). */
+const VALUED_GLOBALS = new Set(['--rules', '--store', '--audit', '--policy']);
+
+/**
+ * The command `argv` runs, when its first word that is not a global option
+ * names one; undefined otherwise (no command, help, a typo): then every
+ * command is registered, so commander answers as it always does.
+ *
+ * @example
+ * commandOf(['--rules', 'rules', 'hook', '--agent', '0xW']) // 'hook'
+ */
+export function commandOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (VALUED_GLOBALS.has(word)) { i++; continue; }
+    if (word.startsWith('-')) {
+      if ([...VALUED_GLOBALS].some((g) => word.startsWith(`${g}=`)) || word === '--rules-optional') continue;
+      return undefined;
+    }
+    return COMMAND_NAMES.includes(word) ? word : undefined;
+  }
+  return undefined;
+}
 
 /** The package's version, from its package.json (two levels above src/ and dist/). */
 export function packageVersion(): string {
@@ -50,7 +89,7 @@ export interface GlobalOptions {
 /**
  * Builds the program. `setExit` receives the status of the command that ran.
  */
-export function buildProgram(io: Io, setExit: (status: number) => void): Command {
+export async function buildProgram(io: Io, setExit: (status: number) => void, only?: string): Promise<Command> {
   const program = new Command('plangate')
     .description('No plan, no side effect: a policy decision point for AI agents.')
     .version(packageVersion(), '--version', 'print the version')
@@ -71,25 +110,8 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
     }
   };
   const ctx = { io, wrap };
-  registerCheck(program, ctx);
-  registerPlanRequired(program, ctx);
-  registerOrg(program, ctx);
-  registerSay(program, ctx);
-  registerDecide(program, ctx);
-  registerHolds(program, ctx);
-  registerAudit(program, ctx);
-  registerRuns(program, ctx);
-  registerPrune(program, ctx);
-  registerCompile(program, ctx);
-  registerBlueprint(program, ctx);
-  registerServe(program, ctx);
-  registerTest(program, ctx);
-  registerDiff(program, ctx);
-  registerMcp(program, ctx);
-  registerHook(program, ctx);
-  registerInit(program, ctx);
-  registerStatus(program, ctx);
-  registerPin(program, ctx);
+  const wanted = only === undefined ? MODULES : MODULES.filter(([names]) => names.includes(only));
+  for (const register of await Promise.all(wanted.map(([, load]) => load()))) register(program, ctx);
 
   return program;
 }
@@ -110,7 +132,7 @@ export interface CommandContext {
  */
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   let status: number = EXIT.ok;
-  const program = buildProgram(io, (s) => { status = s; });
+  const program = await buildProgram(io, (s) => { status = s; }, commandOf(argv));
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
@@ -119,6 +141,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       const command = argv.find((a) => program.commands.some((c) => c.name() === a));
       // A host lets the call through a hook that exits with an error: a misconfigured hook denies.
       if (command === 'hook') {
+        const { misconfiguredHook, writeReply } = await import('./commands/hook.js');
         const { reply, log } = await misconfiguredHook(argv, error.message.replace(/^error: /, ''));
         return writeReply(io, reply, log);
       }

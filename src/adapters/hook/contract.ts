@@ -19,6 +19,12 @@ export interface HookCall {
    * calls it, and the tool's name on that server.
    */
   mcp?: { server: string; tool: string };
+  /**
+   * For an MCP server's tool where the host names the server by how it
+   * reaches it, not by a name (Cursor's `beforeMCPExecution`): the server's
+   * URL or launch command as the host reports it, and the tool's name.
+   */
+  mcpEndpoint?: { url?: string; command?: string; tool: string };
   /** The tool's arguments. */
   input: Record<string, unknown>;
   /** The host's session id, written by the host (never the model). */

@@ -10,7 +10,7 @@ import { FAILURE_SHOWN_TO_AGENTS } from '../../core/failopen.js';
 import { checkJson } from '../../core/json.js';
 import type { Decision } from '../../core/types.js';
 import { refusalOf, runToolCall, type ToolCallDeps } from '../../gate/tool-call.js';
-import { HOST_NAMES, type HookReply, type HostContract } from './contract.js';
+import { HOST_NAMES, type HookCall, type HookReply, type HostContract } from './contract.js';
 import { claudeCode, claudeDeny } from './hosts/claude-code.js';
 import { hostNamed, recognise } from './hosts/index.js';
 
@@ -58,6 +58,30 @@ export interface HookOptions {
   grant?: boolean;
   /** The MCP server name under which the host reaches plangate's own tools (default {@link DEFAULT_PLANGATE_SERVER}). */
   plangateServer?: string;
+  /**
+   * For a host that names an MCP server by how it reaches it (Cursor): the
+   * URL, or the launch command, of plangate's server exactly as the host
+   * reports it. Unset, no such call is taken for plangate's own tool.
+   */
+  plangateServerUrl?: string;
+  plangateServerCommand?: string;
+}
+
+/**
+ * The name on plangate's server of a call of plangate's own tools, or
+ * undefined: only on the server the operator configured as plangate's, by
+ * name, or (for a host that reports no name) by its exact URL or command.
+ *
+ * @example
+ * ownToolOf({ tool: 'MCP:plangate_say', input: {}, mcpEndpoint: { command: 'plangate mcp', tool: 'plangate_say' } }, { agent: '0xW', plangateServerCommand: 'plangate mcp' }) // 'plangate_say'
+ */
+export function ownToolOf(call: HookCall, options: HookOptions): string | undefined {
+  if (call.mcp) return call.mcp.server === (options.plangateServer ?? DEFAULT_PLANGATE_SERVER) ? call.mcp.tool : undefined;
+  const at = call.mcpEndpoint;
+  if (!at) return undefined;
+  const byUrl = options.plangateServerUrl !== undefined && at.url !== undefined && at.url === options.plangateServerUrl;
+  const byCommand = options.plangateServerCommand !== undefined && at.command !== undefined && at.command === options.plangateServerCommand;
+  return byUrl || byCommand ? at.tool : undefined;
 }
 
 /** A payload read, with the contract that answers it. */
@@ -84,6 +108,12 @@ function refusedText(message: string): string {
 export function unknownHostRefusal(message: string): HookReply {
   const reason = refusedText(message);
   return { stdout: `${JSON.stringify(claudeDeny(reason))}\n`, stderr: `${reason}\n`, exitCode: UNKNOWN_HOST_EXIT };
+}
+
+/** Checks `--plangate-server-url` / `--plangate-server-command`: a value to match exactly, never empty. */
+export function checkServerEndpoint(flag: string, value: string): string {
+  if (value.trim() === '' || value.length > 4096) throw bad(`${flag}: give the URL or command of plangate's MCP server exactly as the host reports it`);
+  return value;
 }
 
 /** Checks the `--plangate-server` name; throws `invalid_input` for one no host would write. */
@@ -182,7 +212,7 @@ export async function decideHook(deps: ToolCallDeps, payload: HookPayload, optio
   try {
     const call = contract.read(doc);
     const runId = options.runId ?? (options.sessionRun ? call.sessionId : undefined);
-    const server = options.plangateServer ?? DEFAULT_PLANGATE_SERVER;
+    const own = ownToolOf(call, options);
     const grant = options.grant === true;
     const reply = await runToolCall<HookReply>(deps, {
       seat: options.agent,
@@ -190,9 +220,9 @@ export async function decideHook(deps: ToolCallDeps, payload: HookPayload, optio
       args: call.input,
       ...(runId !== undefined ? { runId } : {}),
       // plangate's own tools, only on the server the operator named as plangate's: a plangate_say elsewhere is any tool.
-      ...(call.mcp && call.mcp.server === server ? { ownName: call.mcp.tool } : {}),
+      ...(own !== undefined ? { ownName: own } : {}),
       // The host's own tools resolve a relative path in its working directory; an MCP server in its own (the read roots).
-      ...(call.mcp === undefined && call.cwd !== undefined ? { relativeTo: call.cwd } : {}),
+      ...(call.mcp === undefined && call.mcpEndpoint === undefined && call.cwd !== undefined ? { relativeTo: call.cwd } : {}),
     }, {
       refuse: (r) => replyFor(contract, r.decision, grant, doc),
       // The host calls plangate's server, which answers the tool: the hook only lets it through.

@@ -96,7 +96,10 @@ export interface UpstreamArgs {
   urls?: string[];
   /** `--upstreams FILE`. */
   file?: string;
-  /** `--plangate-tools-only`: no upstream, plangate's own tools alone (for hosts that take their other tools from elsewhere). */
+  /**
+   * `--plangate-tools-only`: no upstream, plangate's own tools alone. Giving
+   * no upstream does the same; the flag only makes a stray upstream an error.
+   */
   none?: boolean;
 }
 
@@ -123,11 +126,8 @@ export async function upstreamsFrom(a: UpstreamArgs): Promise<UpstreamSpec[]> {
     if (seen.has(u.name)) throw bad('upstreams', `the name "${u.name}" is used twice; name each upstream (--name, NAME=URL, or the config file's keys)`);
     seen.add(u.name);
   }
-  if (a.none) {
-    if (out.length > 0) throw bad('plangate mcp', '--plangate-tools-only serves plangate\'s own tools alone: give no upstream with it');
-    return out;
-  }
-  if (out.length === 0) throw bad('plangate mcp', 'no upstream: give a command after --, --upstream URL, or --upstreams FILE (or --plangate-tools-only to serve plangate\'s own tools alone)');
+  if (a.none && out.length > 0) throw bad('plangate mcp', '--plangate-tools-only serves plangate\'s own tools alone: give no upstream with it');
+  // No upstream: plangate's own tools alone, for a host that takes its other tools from elsewhere.
   return out;
 }
 

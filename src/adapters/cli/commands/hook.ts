@@ -10,7 +10,7 @@ import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { reviewerChannels } from '../../../main/channel.js';
 import type { HookReply } from '../../hook/contract.js';
-import { checkServerName, DEFAULT_PLANGATE_SERVER, decideHook, MAX_PAYLOAD_BYTES, readHookPayload, undecidable } from '../../hook/pretooluse.js';
+import { checkServerEndpoint, checkServerName, DEFAULT_PLANGATE_SERVER, decideHook, MAX_PAYLOAD_BYTES, readHookPayload, undecidable } from '../../hook/pretooluse.js';
 import type { CommandContext } from '../main.js';
 import type { Io } from '../io.js';
 import { openFromOptions } from '../shared.js';
@@ -48,7 +48,7 @@ export async function misconfiguredHook(argv: string[], message: string): Promis
   return 'exitCode' in payload ? undecidable(error) : undecidable(error, payload.contract, payload.doc);
 }
 
-interface HookFlags { agent: string; format?: string; run?: string; sessionRun?: boolean; grant?: boolean; plangateServer: string }
+interface HookFlags { agent: string; format?: string; run?: string; sessionRun?: boolean; grant?: boolean; plangateServer: string; plangateServerUrl?: string; plangateServerCommand?: string }
 
 export function registerHook(program: Command, { io, wrap }: CommandContext): void {
   program
@@ -57,6 +57,8 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
     .addOption(new Option('--agent <seat>', 'the seat the host runs (every call acts as it)').makeOptionMandatory())
     .addOption(new Option('--format <host>', "the host's contract (claude-code, …); without it the payload's shape says, or the call is refused"))
     .addOption(new Option('--plangate-server <name>', "the MCP server name under which the host reaches plangate's own tools").default(DEFAULT_PLANGATE_SERVER))
+    .addOption(new Option('--plangate-server-url <url>', "for a host that names an MCP server by its URL (Cursor): plangate's server's URL, exactly as the host reports it"))
+    .addOption(new Option('--plangate-server-command <command>', "for a host that names an MCP server by its launch command (Cursor): plangate's server's command, exactly as the host reports it"))
     .addOption(new Option('--run <id>', 'the run the calls belong to'))
     .addOption(new Option('--session-run', "use the host's session id as the run"))
     .addOption(new Option('--grant', 'answer allow for an allowed call (skips the host\'s own permission prompt; off by default)'))
@@ -67,11 +69,15 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
       try {
         if (!isValidId(opts.agent)) throw new PlangateError(ErrorCode.InvalidInput, `--agent: "${opts.agent}" is not a seat id`);
         checkServerName(opts.plangateServer);
+        if (opts.plangateServerUrl !== undefined) checkServerEndpoint('--plangate-server-url', opts.plangateServerUrl);
+        if (opts.plangateServerCommand !== undefined) checkServerEndpoint('--plangate-server-command', opts.plangateServerCommand);
         const pg = await openFromOptions(cmd, io);
         try {
           answer = await decideHook({ gate: pg.gate, channelFor: reviewerChannels(pg) }, payload, {
             agent: opts.agent,
             plangateServer: opts.plangateServer,
+            ...(opts.plangateServerUrl !== undefined ? { plangateServerUrl: opts.plangateServerUrl } : {}),
+            ...(opts.plangateServerCommand !== undefined ? { plangateServerCommand: opts.plangateServerCommand } : {}),
             ...(opts.run !== undefined ? { runId: opts.run } : {}),
             ...(opts.sessionRun ? { sessionRun: true } : {}),
             ...(opts.grant ? { grant: true } : {}),

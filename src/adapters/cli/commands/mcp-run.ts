@@ -13,6 +13,9 @@ import { loadTokens, TOKENS_ENV } from '../../http/auth.js';
 import { allowedFor, allowedOptions } from '../../http/rebinding.js';
 import { trackAnswers } from '../../mcp/answers.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
+
+/** Said on stderr when `plangate mcp` is given no upstream. */
+export const OWN_TOOLS_ONLY_LINE = "plangate mcp: no upstream: serving plangate's own tools only (plangate_say, the reviewer channel)";
 import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp } from '../../mcp/http.js';
 import { listenStatus } from '../../mcp/status.js';
@@ -68,6 +71,7 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
     ...(opts.upstreams !== undefined ? { file: opts.upstreams } : {}),
     ...(opts.plangateToolsOnly ? { none: true } : {}),
   });
+  if (upstreams.length === 0) io.err(OWN_TOOLS_ONLY_LINE);
   const oauth = oauthFrom(opts);
   const statics = opts.listen || opts.tokens || io.env[TOKENS_ENV] ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env, optional: oauth !== undefined }) : undefined;
   const tokens = statics && oauth ? withOAuth(statics, oauth) : statics;

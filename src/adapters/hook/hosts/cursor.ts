@@ -31,10 +31,16 @@
  * - No documented field names the MCP server. (The records disagree on
  *   `preToolUse`'s name for an MCP tool: `MCP:<tool>` in the field record,
  *   `MCP:<server>:<tool>` in another integration's notes; neither is
- *   Cursor's own text.) plangate does not guess: it cannot tell its own plan
- *   tool from another server's tool of the same name, so a Cursor call never
- *   carries `mcp`, and `beforeMCPExecution`'s tool is named `MCP:<tool>`
- *   like `preToolUse`'s.
+ *   Cursor's own text.) `beforeMCPExecution` identifies the server by how
+ *   Cursor reaches it instead: `url` for a remote server, `command` for one
+ *   it launches (the same field record, and the payload examples of
+ *   Cupcake's Cursor reference, https://cupcake.eqtylab.io/reference/harnesses/cursor).
+ *   So a Cursor call never carries `mcp`; `beforeMCPExecution`'s carries
+ *   `mcpEndpoint`, which the hook matches against the URL or command the
+ *   operator gave as plangate's (`--plangate-server-url`,
+ *   `--plangate-server-command`), exactly, and nothing else. Its tool is
+ *   named `MCP:<tool>` like `preToolUse`'s, where plangate's own tools are
+ *   never recognised (no server there at all).
  */
 import type { HookCall, HookReply, HostContract } from '../contract.js';
 import { bad, blockReply, call, cwdField, idField, inputFromJsonText, jsonReply, nameField, oneReason, pathField, soleRoot } from './shared.js';
@@ -44,6 +50,13 @@ const EVENTS = ['preToolUse', 'beforeShellExecution', 'beforeMCPExecution', 'bef
 
 function isEvent(value: unknown): value is (typeof EVENTS)[number] {
   return typeof value === 'string' && (EVENTS as readonly string[]).includes(value);
+}
+
+/** An optional string field: absent or a string, anything else is malformed. */
+function optionalText(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw bad(HOST, `${field} is not a string`);
+  return value;
 }
 
 export const cursor: HostContract = {
@@ -71,8 +84,15 @@ export const cursor: HostContract = {
         if (typeof command !== 'string') throw bad(HOST, 'command is missing');
         return call('Shell', { command }, { sessionId, cwd });
       }
-      case 'beforeMCPExecution':
-        return call(`MCP:${nameField(HOST, doc['tool_name'], 'tool_name')}`, inputFromJsonText(HOST, doc['tool_input'], 'tool_input'), { sessionId });
+      case 'beforeMCPExecution': {
+        const tool = nameField(HOST, doc['tool_name'], 'tool_name');
+        const url = optionalText(doc['url'], 'url');
+        const command = optionalText(doc['command'], 'command');
+        const mcpEndpoint = url !== undefined || command !== undefined
+          ? { tool, ...(url !== undefined ? { url } : {}), ...(command !== undefined ? { command } : {}) }
+          : undefined;
+        return call(`MCP:${tool}`, inputFromJsonText(HOST, doc['tool_input'], 'tool_input'), { sessionId, mcpEndpoint });
+      }
       case 'beforeReadFile':
         return call('Read', { file_path: pathField(HOST, doc['file_path'], 'file_path') }, { sessionId, cwd });
     }

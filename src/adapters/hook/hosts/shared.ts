@@ -85,11 +85,12 @@ export function soleRoot(host: HostName, value: unknown, field: string): string 
 }
 
 /** Builds a HookCall, leaving out what the payload did not give. */
-export function call(tool: string, input: Record<string, unknown>, extra: { mcp?: HookCall['mcp'] | undefined; sessionId?: string | undefined; cwd?: string | undefined }): HookCall {
+export function call(tool: string, input: Record<string, unknown>, extra: { mcp?: HookCall['mcp'] | undefined; mcpEndpoint?: HookCall['mcpEndpoint'] | undefined; sessionId?: string | undefined; cwd?: string | undefined }): HookCall {
   return {
     tool,
     input,
     ...(extra.mcp !== undefined ? { mcp: extra.mcp } : {}),
+    ...(extra.mcpEndpoint !== undefined ? { mcpEndpoint: extra.mcpEndpoint } : {}),
     ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
     ...(extra.cwd !== undefined ? { cwd: extra.cwd } : {}),
   };

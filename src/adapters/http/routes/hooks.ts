@@ -19,7 +19,7 @@
  */
 import { HOST_NAMES, type HookReply } from '../../hook/contract.js';
 import { hostNamed } from '../../hook/hosts/index.js';
-import { checkServerName, DEFAULT_PLANGATE_SERVER, decideHook, readHookPayload, undecidable, type HookOptions } from '../../hook/pretooluse.js';
+import { checkServerEndpoint, checkServerName, DEFAULT_PLANGATE_SERVER, decideHook, readHookPayload, undecidable, type HookOptions } from '../../hook/pretooluse.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
 import type { Reply, Router } from '../router.js';
@@ -52,6 +52,16 @@ export function hookAnswer(reply: HookReply): Reply & { headers: Record<string, 
   };
 }
 
+/** `?server_url=` / `?server_command=`: plangate's MCP server as a host that names no server reports it (Cursor). */
+function endpointOptions(query: URLSearchParams): Pick<HookOptions, 'plangateServerUrl' | 'plangateServerCommand'> {
+  const url = query.get('server_url');
+  const command = query.get('server_command');
+  return {
+    ...(url !== null ? { plangateServerUrl: checkServerEndpoint('server_url', url) } : {}),
+    ...(command !== null ? { plangateServerCommand: checkServerEndpoint('server_command', command) } : {}),
+  };
+}
+
 export function registerHookRoutes(router: Router, deps: HttpDeps): void {
   router.add({
     method: 'POST',
@@ -69,6 +79,7 @@ export function registerHookRoutes(router: Router, deps: HttpDeps): void {
         const options: HookOptions = {
           agent,
           plangateServer: checkServerName(ctx.query.get('server') ?? DEFAULT_PLANGATE_SERVER),
+          ...endpointOptions(ctx.query),
           ...(flag(ctx.query, 'grant') ? { grant: true } : {}),
           ...(flag(ctx.query, 'session_run') ? { sessionRun: true } : {}),
         };
