@@ -94,6 +94,24 @@ export function asSent(error: McpError): McpError {
   return sent;
 }
 
+/**
+ * Hands an answer to the SDK's client a microtask after it arrives, behind
+ * the notifications that came before it. The client runs a notification's
+ * handler a microtask late but settles an answer at once, forgetting the
+ * request's progress token: a progress notification sent just before the
+ * result (read in the same chunk) would otherwise find no token and be lost
+ * (MCP TypeScript SDK, `Protocol._onprogress` and `_onresponse`; its issue #2580).
+ * Call it after `client.connect(transport)`, which sets `onmessage`.
+ */
+export function progressBeforeAnswers(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message) deliver(message, extra);
+    else queueMicrotask(() => deliver(message, extra));
+  };
+}
+
 /** Pages of `tools/list` read at most: a server that offers more is listed in part (one that never stops paging is cut off). */
 export const MAX_LIST_PAGES = 100;
 
@@ -309,7 +327,9 @@ export class UpstreamLink {
     }
     this.connecting = client;
     try {
-      await client.connect(this.transport());
+      const transport = this.transport();
+      await client.connect(transport);
+      progressBeforeAnswers(transport);
       if (this.connecting === client) this.connecting = undefined;
       if ((this.state as LinkState) === 'closed') {
         await client.close();
