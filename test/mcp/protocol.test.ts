@@ -15,9 +15,10 @@ import {
   GetTaskResultSchema,
   ListRootsRequestSchema,
   ListTasksResultSchema,
+  ResultSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { call, closeAfterEach, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
+import { auditEvents, call, closeAfterEach, fsUpstream, FS_SERVER, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
 import { recorderHttp, UnscopedTaskStore } from './recorder.js';
 import type { UpstreamSpec } from '../../src/adapters/mcp/upstream.js';
 
@@ -147,6 +148,63 @@ describe('the protocol through plangate mcp, against a direct connection', () =>
     expect(directPrompts._meta).toEqual({ 'example.com/listed-by': 'recorder' });
     expect((await g.listPrompts())._meta).toEqual(directPrompts._meta);
     expect(g.getServerVersion()).toEqual(d.getServerVersion());
+    expect(recorded(w)).toEqual([]);
+  }, 60_000);
+});
+
+describe('methods no upstream offers, through plangate mcp', () => {
+  const closers = closeAfterEach();
+
+  /** Requests for every capability but tools, each with the params it needs. */
+  const UNOFFERED = [
+    { method: 'resources/list', params: {} },
+    { method: 'resources/templates/list', params: {} },
+    { method: 'resources/read', params: { uri: 'file:///etc/hostname' } },
+    { method: 'resources/subscribe', params: { uri: 'file:///etc/hostname' } },
+    { method: 'resources/unsubscribe', params: { uri: 'file:///etc/hostname' } },
+    { method: 'prompts/list', params: {} },
+    { method: 'prompts/get', params: { name: 'greet' } },
+    { method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A' } } },
+    { method: 'logging/setLevel', params: { level: 'debug' } },
+    { method: 'tasks/get', params: { taskId: 'plangate-1' } },
+    { method: 'tasks/result', params: { taskId: 'plangate-1' } },
+    { method: 'tasks/cancel', params: { taskId: 'plangate-1' } },
+    { method: 'tasks/list', params: {} },
+  ] as const;
+
+  it('answers -32601 for each, as the filesystem server does directly, and decides and forwards nothing', async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, [fsUpstream(w)], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER');
+    const d = new Client({ name: 'test-host', version: '1.0.0' });
+    await d.connect(new StdioClientTransport({ command: process.execPath, args: [FS_SERVER, w.files], stderr: 'pipe' }));
+    closers.push(() => d.close());
+    // The filesystem server offers tools alone; so does the gateway in front of it.
+    expect(Object.keys(d.getServerCapabilities() ?? {})).toEqual(['tools']);
+    expect(g.getServerCapabilities()).toEqual(d.getServerCapabilities());
+    const answer = (c: Client, request: (typeof UNOFFERED)[number]) => c.request(request as never, ResultSchema).then(() => 'answered', (e: Error) => e.message);
+    for (const request of UNOFFERED) {
+      const direct = await answer(d, request);
+      expect(direct, request.method).toBe('MCP error -32601: Method not found');
+      expect(await answer(g, request), request.method).toBe(direct);
+    }
+    // Nothing was decided (no audit event) for a method the gateway cannot serve.
+    expect(auditEvents(w).filter((e) => String(e['tool'] ?? '').includes('/'))).toEqual([]);
+  }, 60_000);
+
+  it('answers -32601 for the methods of tasks in front of the recording server, which offers none', async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, [recorderUpstream(w)], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER');
+    expect(g.getServerCapabilities()?.tasks).toBeUndefined();
+    for (const request of UNOFFERED.filter((r) => r.method.startsWith('tasks/'))) {
+      await expect(g.request(request as never, ResultSchema), request.method).rejects.toThrow(/^MCP error -32601: Method not found$/);
+    }
+    // A task-augmented call is refused as a server without tasks refuses it, and never reaches the upstream.
+    expect((await call(g, 'plangate_say', { body: 'echo' })).isError).toBeFalsy();
+    await expect(g.request({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, task: {} } }, CreateTaskResultSchema)).rejects.toThrow(/does not support task creation/);
     expect(recorded(w)).toEqual([]);
   }, 60_000);
 });

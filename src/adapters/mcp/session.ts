@@ -257,9 +257,15 @@ export class GatewaySession {
     if (out) await this.server.notification(out as ServerNotification).catch(() => {});
   }
 
-  /** Throws what a server without the capability answers (-32601), unless an upstream offered it at initialize. */
-  offers(capability: keyof ServerCapabilities): void {
-    if (!this.offered[capability]) throw METHOD_NOT_FOUND();
+  /**
+   * Throws what a server without the capability answers (-32601), unless an
+   * upstream offered it at initialize (and, given `part`, that part of it:
+   * `subscribe` of resources, `list` of tasks). Called before a request is
+   * decided: what no upstream could answer is neither decided nor forwarded.
+   */
+  offers(capability: keyof ServerCapabilities, part?: string): void {
+    const offered = this.offered[capability] as Record<string, unknown> | undefined;
+    if (!offered || (part !== undefined && !offered[part])) throw METHOD_NOT_FOUND();
   }
 
   /**
