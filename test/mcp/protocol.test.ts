@@ -11,14 +11,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
   CreateTaskResultSchema,
   GetTaskResultSchema,
   ListRootsRequestSchema,
   ListTasksResultSchema,
+  McpError,
   ResultSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { auditEvents, call, closeAfterEach, fsUpstream, FS_SERVER, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
+import { auditEvents, call, closeAfterEach, fsUpstream, FS_SERVER, httpHarness, makeWorld, recorded, recorderUpstream, textOf, TOKENS } from './support.js';
 import { recorderHttp, UnscopedTaskStore } from './recorder.js';
 import type { UpstreamSpec } from '../../src/adapters/mcp/upstream.js';
 
@@ -206,6 +208,71 @@ describe('methods no upstream offers, through plangate mcp', () => {
     expect((await call(g, 'plangate_say', { body: 'echo' })).isError).toBeFalsy();
     await expect(g.request({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, task: {} } }, CreateTaskResultSchema)).rejects.toThrow(/does not support task creation/);
     expect(recorded(w)).toEqual([]);
+  }, 60_000);
+});
+
+describe('error messages through plangate mcp', () => {
+  const closers = closeAfterEach();
+  /** A message with one "MCP error <code>:" in front, as a client's SDK reads a server's error. */
+  const ONE_PREFIX = /^MCP error -?\d+: (?!MCP error)/;
+  const messageOf = (p: Promise<unknown>) => p.then(() => 'answered', (e: Error) => e.message);
+
+  it("carries one prefix on the gateway's own errors", async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, [everything], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER');
+    const own = [
+      g.request({ method: 'tasks/get', params: { taskId: 'nope' } }, GetTaskResultSchema),
+      g.request({ method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: { 'plangate/runId': 7 } } }, CallToolResultSchema),
+      g.request({ method: 'resources/read', params: { uri: 'file:///etc/hostname' } }, ResultSchema),
+      g.request({ method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } }, CallToolResultSchema),
+    ];
+    const messages = await Promise.all(own.map(messageOf));
+    expect(messages[0]).toBe('MCP error -32602: Failed to retrieve task: Task not found');
+    expect(messages[1]).toMatch(/^MCP error -32602: _meta\["plangate\/runId"\] must be a run id/);
+    expect(messages[2]).toMatch(/^MCP error -32030: read_guard:resources\/read/);
+    for (const m of messages) expect(m).toMatch(ONE_PREFIX);
+  }, 60_000);
+
+  it("adds no prefix through two gateways: an upstream's error as directly, the inner gateway's own with one", async () => {
+    const w = makeWorld();
+    // The inner gateway has two upstreams (its prompts are namespaced); the outer one is in front of it alone.
+    const inner = await httpHarness(w, [{ ...everything, name: 'a' }, recorderUpstream(w, 'b')], 100, []);
+    closers.push(() => inner.close());
+    const outer = await httpHarness(makeWorld(), [{ name: 'inner', kind: 'http', url: inner.listener.url, headers: { authorization: `Bearer ${TOKENS['0xWORKER']}` } }], 100, []);
+    closers.push(() => outer.close());
+    const g = await outer.client('0xWORKER');
+    const d = await direct();
+    closers.push(() => d.close());
+    const unknown = { uri: 'demo://resource/static/document/no-such.md' };
+    const directError = await messageOf(d.readResource(unknown));
+    expect(directError).toMatch(/^MCP error -32602: /);
+    expect(await messageOf(g.readResource(unknown))).toBe(directError);
+    // The inner gateway's own answer (several upstreams: an unlisted prompt is not routed) keeps its one prefix.
+    expect(await messageOf(g.getPrompt({ name: 'nope' }))).toBe('MCP error -32602: Prompt nope not found (list the prompts first)');
+  }, 60_000);
+
+  it("gives an upstream the client's error as directly (a sampling request the client refuses)", async () => {
+    const refuse = (c: Client) => c.setRequestHandler(CreateMessageRequestSchema, async () => {
+      throw new McpError(-32001, 'no model here');
+    });
+    const w = makeWorld();
+    const h = await httpHarness(w, [recorderUpstream(w)], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER', { capabilities: { sampling: {} } });
+    refuse(g);
+    const spec = recorderUpstream(w);
+    if (spec.kind !== 'stdio') throw new Error('the recorder runs over stdio');
+    const d = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    refuse(d);
+    await d.connect(new StdioClientTransport({ command: spec.command, args: spec.args, ...(spec.env ? { env: spec.env } : {}), stderr: 'pipe' }));
+    closers.push(() => d.close());
+    const viaDirect = await call(d, 'sample');
+    const viaGate = await call(g, 'sample');
+    expect(viaDirect.isError).toBe(true);
+    expect(textOf(viaDirect)).toContain('no model here');
+    expect(textOf(viaGate)).toBe(textOf(viaDirect));
   }, 60_000);
 });
 

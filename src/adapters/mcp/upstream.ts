@@ -27,9 +27,9 @@ import {
 import type { Readable } from 'node:stream';
 import { MAX_UPSTREAM_MESSAGE_BYTES } from './message-bound.js';
 import { createNodeFetch } from './node-fetch.js';
-import { DETAIL_CHARS, isConnectionError, message, notAnMcpAnswer, UpstreamDownError } from './upstream-errors.js';
+import { asSent, DETAIL_CHARS, isConnectionError, message, notAnMcpAnswer, UpstreamDownError } from './upstream-errors.js';
 
-export { UpstreamDownError } from './upstream-errors.js';
+export { asSent, UpstreamDownError } from './upstream-errors.js';
 
 /** How to reach an upstream. */
 export type UpstreamSpec =
@@ -79,20 +79,6 @@ const STREAM_GIVEN_UP = /^Maximum reconnection attempts \(\d+\) exceeded/;
 const STDIO_CHUNK_BYTES = 64 * 1024;
 /** How the SDK's stdio transport says a message passed its `maxBufferSize` (it then ends the process). */
 const STDIO_TOO_LARGE = /^ReadBuffer exceeded maximum size/;
-
-/** How the SDK's `McpError` prefixes the message it was given (and the client's SDK prefixes again). */
-const MCP_ERROR_PREFIX = /^MCP error -?\d+: /;
-
-/**
- * An upstream's error as the upstream sent it: the SDK's client prefixed its
- * message with "MCP error <code>: ", and a server sends `message` as it is,
- * so passing it on unchanged would add one prefix per hop.
- */
-export function asSent(error: McpError): McpError {
-  const sent = new McpError(error.code, '', error.data);
-  sent.message = error.message.replace(MCP_ERROR_PREFIX, '');
-  return sent;
-}
 
 /**
  * Hands an answer to the SDK's client a microtask after it arrives, behind
