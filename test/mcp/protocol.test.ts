@@ -4,7 +4,10 @@
  * (identity, instructions, capabilities, tasks, roots, errors) and the
  * recording server (a method it does not offer).
  */
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -147,9 +150,42 @@ describe('the protocol through plangate mcp, against a direct connection', () =>
     expect(g.getServerCapabilities()?.prompts).toEqual(d.getServerCapabilities()?.prompts);
     // The list's own _meta is kept.
     const directPrompts = await d.listPrompts();
-    expect(directPrompts._meta).toEqual({ 'example.com/listed-by': 'recorder' });
+    expect(directPrompts._meta).toEqual({ 'example.com/listed-by': 'recorder', 'example.com/list': 'prompts/list' });
     expect((await g.listPrompts())._meta).toEqual(directPrompts._meta);
     expect(g.getServerVersion()).toEqual(d.getServerVersion());
+    expect(recorded(w)).toEqual([]);
+  }, 60_000);
+});
+
+describe("lists' own _meta through plangate mcp", () => {
+  const closers = closeAfterEach();
+
+  it('passes on the _meta of each list as the recording server sends it directly', async () => {
+    const w = makeWorld();
+    writeFileSync(join(w.files, 'notes.txt'), 'notes');
+    const upstream = await recorderHttp(w.record, [join(w.files, 'notes.txt')], [], new InMemoryTaskStore());
+    closers.push(() => upstream.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: upstream.url }], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER');
+    const d = new Client({ name: 'test-host', version: '1.0.0' });
+    await d.connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
+    closers.push(() => d.close());
+    const lists = [
+      (c: Client) => c.listTools(),
+      (c: Client) => c.listResources(),
+      (c: Client) => c.listResourceTemplates(),
+      (c: Client) => c.listPrompts(),
+      (c: Client) => c.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema),
+    ];
+    const methods = ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'tasks/list'];
+    for (const [i, list] of lists.entries()) {
+      const straight = (await list(d))._meta;
+      expect(straight).toEqual({ 'example.com/listed-by': 'recorder', 'example.com/list': methods[i] });
+      expect((await list(g))._meta, methods[i]).toEqual(straight);
+    }
+    // The tool list is the gateway's (its own tools first), the _meta the upstream's.
+    expect((await g.listTools()).tools.map((t) => t.name)).toContain('plangate_say');
     expect(recorded(w)).toEqual([]);
   }, 60_000);
 });

@@ -111,9 +111,11 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
     });
   }
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, (...a: unknown[]) => Promise<unknown>> })._requestHandlers;
-  // Its prompt list carries list-level _meta, which a gateway must keep.
-  const listPrompts = handlers.get('prompts/list');
-  if (listPrompts) handlers.set('prompts/list', async (...a) => ({ ...(await listPrompts(...a) as object), _meta: { 'example.com/listed-by': 'recorder' } }));
+  // Each of its lists carries list-level _meta (naming the list), which a gateway must keep.
+  for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'tasks/list']) {
+    const list = handlers.get(method);
+    if (list) handlers.set(method, async (...a) => ({ ...(await list(...a) as object), _meta: { 'example.com/listed-by': 'recorder', 'example.com/list': method } }));
+  }
   const listTools = handlers.get('tools/list');
   if (listTools) {
     handlers.set('tools/list', async (...a) => {

@@ -184,6 +184,15 @@ export class GatewaySession {
     await this.server.close().catch(() => {});
   }
 
+  /**
+   * The upstreams' tool lists' own `_meta`, merged in link order (a later
+   * upstream's key over an earlier one's), as the other lists merge theirs.
+   */
+  toolsMeta(): { _meta?: Record<string, unknown> } {
+    const metas = this.links.filter((l) => l.state === 'up' && l.toolsMeta).map((l) => l.toolsMeta);
+    return metas.length ? { _meta: Object.assign({}, ...metas) as Record<string, unknown> } : {};
+  }
+
   /** The tool list the client sees: plangate's own tools, then every upstream's. */
   async listTools(): Promise<Tool[]> {
     await this.start();
@@ -320,7 +329,7 @@ export class GatewaySession {
     const s = this.server;
     const deps = this.options.deps;
     const g = this.guards;
-    s.setRequestHandler(ListToolsRequestSchema, () => g.bounded('tools/list', async () => ({ tools: await this.listTools() })));
+    s.setRequestHandler(ListToolsRequestSchema, () => g.bounded('tools/list', async () => ({ tools: await this.listTools(), ...this.toolsMeta() })));
     s.setRequestHandler(InitializeRequestSchema, (req) => this.initialize(req));
     s.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       await Promise.all(this.links.map((l) => l.rootsChanged()));

@@ -124,11 +124,14 @@ export class SessionTasks {
       this.session.offers('tasks', 'list');
       await this.session.start();
       const tasks: Task[] = [];
+      // The lists' own _meta, merged as the other lists merge theirs.
+      let meta: Record<string, unknown> | undefined;
       for (const link of this.session.links) {
         if (link.state !== 'up' || !link.serverCapabilities?.tasks?.list) continue;
         let cursor: string | undefined;
         for (let page = 0; page < 100; page++) {
-          const r = await link.request({ method: 'tasks/list', params: cursor !== undefined ? { cursor } : {} }, { signal: extra.signal }) as { tasks?: Task[]; nextCursor?: string };
+          const r = await link.request({ method: 'tasks/list', params: cursor !== undefined ? { cursor } : {} }, { signal: extra.signal }) as { tasks?: Task[]; nextCursor?: string; _meta?: Record<string, unknown> };
+          if (r._meta && typeof r._meta === 'object') meta = { ...meta, ...r._meta };
           for (const t of r.tasks ?? []) {
             const id = this.exposed(link, t.taskId);
             const held = this.held.get(id);
@@ -139,7 +142,7 @@ export class SessionTasks {
         }
       }
       for (const held of this.held.values()) if ('task' in held) tasks.push(held.task);
-      return { tasks } as never;
+      return { tasks, ...(meta ? { _meta: meta } : {}) } as never;
     }));
   }
 }

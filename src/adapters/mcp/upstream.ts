@@ -103,21 +103,24 @@ export const MAX_LIST_PAGES = 100;
 
 /**
  * Every page of a server's tool list, up to {@link MAX_LIST_PAGES};
- * `partial` says the server had more.
+ * `partial` says the server had more, and `meta` is the list's own `_meta`
+ * (the pages' merged, a later page's key over an earlier one's).
  *
  * @example
  * const { tools, partial } = await readToolList(client);
  */
-export async function readToolList(client: Client): Promise<{ tools: Tool[]; partial: boolean }> {
+export async function readToolList(client: Client): Promise<{ tools: Tool[]; partial: boolean; meta?: Record<string, unknown> }> {
   const tools: Tool[] = [];
+  let meta: Record<string, unknown> | undefined;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const r = await client.listTools(cursor !== undefined ? { cursor } : undefined);
     tools.push(...r.tools);
+    if (r._meta) meta = { ...meta, ...r._meta };
     cursor = r.nextCursor;
     if (cursor === undefined) break;
   }
-  return { tools, partial: cursor !== undefined };
+  return { tools, partial: cursor !== undefined, ...(meta ? { meta } : {}) };
 }
 
 /**
@@ -131,6 +134,8 @@ export async function readToolList(client: Client): Promise<{ tools: Tool[]; par
 export class UpstreamLink {
   state: LinkState = 'connecting';
   tools: Tool[] = [];
+  /** The tool list's own `_meta`, as last read with it. */
+  toolsMeta: Record<string, unknown> | undefined;
   /** Why it is down (or last was), or its last failed answer, with the upstream's own words (its error, its stderr): for operators. */
   lastError: string | undefined;
   /** When `lastError` was set (ms since the epoch; 0 before any). */
@@ -226,17 +231,19 @@ export class UpstreamLink {
    */
   async refreshTools(): Promise<void> {
     const read = ++this.reads;
-    const keep = (tools: Tool[]) => {
+    const keep = (tools: Tool[], meta?: Record<string, unknown>) => {
       if (read < this.keptRead) return;
       this.keptRead = read;
       this.tools = tools;
+      this.toolsMeta = meta;
     };
     const client = this.client;
     if (!client || !client.getServerCapabilities()?.tools) {
       keep([]);
       return;
     }
-    keep((await readToolList(client)).tools);
+    const list = await readToolList(client);
+    keep(list.tools, list.meta);
   }
 
   /** Whether the tool list is being read again after a change (see {@link toolsSettled}). */
