@@ -4,20 +4,26 @@
  * (identity, instructions, capabilities, tasks, roots, errors) and the
  * recording server (a method it does not offer).
  */
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
   CreateTaskResultSchema,
   GetTaskResultSchema,
   ListRootsRequestSchema,
   ListTasksResultSchema,
+  McpError,
+  ResultSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { call, closeAfterEach, httpHarness, makeWorld, recorded, recorderUpstream, textOf } from './support.js';
+import { auditEvents, call, closeAfterEach, fsUpstream, FS_SERVER, httpHarness, makeWorld, recorded, recorderUpstream, textOf, TOKENS } from './support.js';
 import { recorderHttp, UnscopedTaskStore } from './recorder.js';
 import type { UpstreamSpec } from '../../src/adapters/mcp/upstream.js';
 
@@ -144,10 +150,165 @@ describe('the protocol through plangate mcp, against a direct connection', () =>
     expect(g.getServerCapabilities()?.prompts).toEqual(d.getServerCapabilities()?.prompts);
     // The list's own _meta is kept.
     const directPrompts = await d.listPrompts();
-    expect(directPrompts._meta).toEqual({ 'example.com/listed-by': 'recorder' });
+    expect(directPrompts._meta).toEqual({ 'example.com/listed-by': 'recorder', 'example.com/list': 'prompts/list' });
     expect((await g.listPrompts())._meta).toEqual(directPrompts._meta);
     expect(g.getServerVersion()).toEqual(d.getServerVersion());
     expect(recorded(w)).toEqual([]);
+  }, 60_000);
+});
+
+describe("lists' own _meta through plangate mcp", () => {
+  const closers = closeAfterEach();
+
+  it('passes on the _meta of each list as the recording server sends it directly', async () => {
+    const w = makeWorld();
+    writeFileSync(join(w.files, 'notes.txt'), 'notes');
+    const upstream = await recorderHttp(w.record, [join(w.files, 'notes.txt')], [], new InMemoryTaskStore());
+    closers.push(() => upstream.close());
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: upstream.url }], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER');
+    const d = new Client({ name: 'test-host', version: '1.0.0' });
+    await d.connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
+    closers.push(() => d.close());
+    const lists = [
+      (c: Client) => c.listTools(),
+      (c: Client) => c.listResources(),
+      (c: Client) => c.listResourceTemplates(),
+      (c: Client) => c.listPrompts(),
+      (c: Client) => c.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema),
+    ];
+    const methods = ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'tasks/list'];
+    for (const [i, list] of lists.entries()) {
+      const straight = (await list(d))._meta;
+      expect(straight).toEqual({ 'example.com/listed-by': 'recorder', 'example.com/list': methods[i] });
+      expect((await list(g))._meta, methods[i]).toEqual(straight);
+    }
+    // The tool list is the gateway's (its own tools first), the _meta the upstream's.
+    expect((await g.listTools()).tools.map((t) => t.name)).toContain('plangate_say');
+    expect(recorded(w)).toEqual([]);
+  }, 60_000);
+});
+
+describe('methods no upstream offers, through plangate mcp', () => {
+  const closers = closeAfterEach();
+
+  /** Requests for every capability but tools, each with the params it needs. */
+  const UNOFFERED = [
+    { method: 'resources/list', params: {} },
+    { method: 'resources/templates/list', params: {} },
+    { method: 'resources/read', params: { uri: 'file:///etc/hostname' } },
+    { method: 'resources/subscribe', params: { uri: 'file:///etc/hostname' } },
+    { method: 'resources/unsubscribe', params: { uri: 'file:///etc/hostname' } },
+    { method: 'prompts/list', params: {} },
+    { method: 'prompts/get', params: { name: 'greet' } },
+    { method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A' } } },
+    { method: 'logging/setLevel', params: { level: 'debug' } },
+    { method: 'tasks/get', params: { taskId: 'plangate-1' } },
+    { method: 'tasks/result', params: { taskId: 'plangate-1' } },
+    { method: 'tasks/cancel', params: { taskId: 'plangate-1' } },
+    { method: 'tasks/list', params: {} },
+  ] as const;
+
+  it('answers -32601 for each, as the filesystem server does directly, and decides and forwards nothing', async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, [fsUpstream(w)], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER');
+    const d = new Client({ name: 'test-host', version: '1.0.0' });
+    await d.connect(new StdioClientTransport({ command: process.execPath, args: [FS_SERVER, w.files], stderr: 'pipe' }));
+    closers.push(() => d.close());
+    // The filesystem server offers tools alone; so does the gateway in front of it.
+    expect(Object.keys(d.getServerCapabilities() ?? {})).toEqual(['tools']);
+    expect(g.getServerCapabilities()).toEqual(d.getServerCapabilities());
+    const answer = (c: Client, request: (typeof UNOFFERED)[number]) => c.request(request as never, ResultSchema).then(() => 'answered', (e: Error) => e.message);
+    for (const request of UNOFFERED) {
+      const direct = await answer(d, request);
+      expect(direct, request.method).toBe('MCP error -32601: Method not found');
+      expect(await answer(g, request), request.method).toBe(direct);
+    }
+    // Nothing was decided (no audit event) for a method the gateway cannot serve.
+    expect(auditEvents(w).filter((e) => String(e['tool'] ?? '').includes('/'))).toEqual([]);
+  }, 60_000);
+
+  it('answers -32601 for the methods of tasks in front of the recording server, which offers none', async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, [recorderUpstream(w)], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER');
+    expect(g.getServerCapabilities()?.tasks).toBeUndefined();
+    for (const request of UNOFFERED.filter((r) => r.method.startsWith('tasks/'))) {
+      await expect(g.request(request as never, ResultSchema), request.method).rejects.toThrow(/^MCP error -32601: Method not found$/);
+    }
+    // A task-augmented call is refused as a server without tasks refuses it, and never reaches the upstream.
+    expect((await call(g, 'plangate_say', { body: 'echo' })).isError).toBeFalsy();
+    await expect(g.request({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, task: {} } }, CreateTaskResultSchema)).rejects.toThrow(/does not support task creation/);
+    expect(recorded(w)).toEqual([]);
+  }, 60_000);
+});
+
+describe('error messages through plangate mcp', () => {
+  const closers = closeAfterEach();
+  /** A message with one "MCP error <code>:" in front, as a client's SDK reads a server's error. */
+  const ONE_PREFIX = /^MCP error -?\d+: (?!MCP error)/;
+  const messageOf = (p: Promise<unknown>) => p.then(() => 'answered', (e: Error) => e.message);
+
+  it("carries one prefix on the gateway's own errors", async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, [everything], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER');
+    const own = [
+      g.request({ method: 'tasks/get', params: { taskId: 'nope' } }, GetTaskResultSchema),
+      g.request({ method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: { 'plangate/runId': 7 } } }, CallToolResultSchema),
+      g.request({ method: 'resources/read', params: { uri: 'file:///etc/hostname' } }, ResultSchema),
+      g.request({ method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } }, CallToolResultSchema),
+    ];
+    const messages = await Promise.all(own.map(messageOf));
+    expect(messages[0]).toBe('MCP error -32602: Failed to retrieve task: Task not found');
+    expect(messages[1]).toMatch(/^MCP error -32602: _meta\["plangate\/runId"\] must be a run id/);
+    expect(messages[2]).toMatch(/^MCP error -32030: read_guard:resources\/read/);
+    for (const m of messages) expect(m).toMatch(ONE_PREFIX);
+  }, 60_000);
+
+  it("adds no prefix through two gateways: an upstream's error as directly, the inner gateway's own with one", async () => {
+    const w = makeWorld();
+    // The inner gateway has two upstreams (its prompts are namespaced); the outer one is in front of it alone.
+    const inner = await httpHarness(w, [{ ...everything, name: 'a' }, recorderUpstream(w, 'b')], 100, []);
+    closers.push(() => inner.close());
+    const outer = await httpHarness(makeWorld(), [{ name: 'inner', kind: 'http', url: inner.listener.url, headers: { authorization: `Bearer ${TOKENS['0xWORKER']}` } }], 100, []);
+    closers.push(() => outer.close());
+    const g = await outer.client('0xWORKER');
+    const d = await direct();
+    closers.push(() => d.close());
+    const unknown = { uri: 'demo://resource/static/document/no-such.md' };
+    const directError = await messageOf(d.readResource(unknown));
+    expect(directError).toMatch(/^MCP error -32602: /);
+    expect(await messageOf(g.readResource(unknown))).toBe(directError);
+    // The inner gateway's own answer (several upstreams: an unlisted prompt is not routed) keeps its one prefix.
+    expect(await messageOf(g.getPrompt({ name: 'nope' }))).toBe('MCP error -32602: Prompt nope not found (list the prompts first)');
+  }, 60_000);
+
+  it("gives an upstream the client's error as directly (a sampling request the client refuses)", async () => {
+    const refuse = (c: Client) => c.setRequestHandler(CreateMessageRequestSchema, async () => {
+      throw new McpError(-32001, 'no model here');
+    });
+    const w = makeWorld();
+    const h = await httpHarness(w, [recorderUpstream(w)], 100, []);
+    closers.push(() => h.close());
+    const g = await h.client('0xWORKER', { capabilities: { sampling: {} } });
+    refuse(g);
+    const spec = recorderUpstream(w);
+    if (spec.kind !== 'stdio') throw new Error('the recorder runs over stdio');
+    const d = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    refuse(d);
+    await d.connect(new StdioClientTransport({ command: spec.command, args: spec.args, ...(spec.env ? { env: spec.env } : {}), stderr: 'pipe' }));
+    closers.push(() => d.close());
+    const viaDirect = await call(d, 'sample');
+    const viaGate = await call(g, 'sample');
+    expect(viaDirect.isError).toBe(true);
+    expect(textOf(viaDirect)).toContain('no model here');
+    expect(textOf(viaGate)).toBe(textOf(viaDirect));
   }, 60_000);
 });
 

@@ -4,7 +4,7 @@
  * (RECORD), so a test asserts on the upstream's own record. Tools: `echo`
  * (no hints), `peek` (read-only), `harden_peek` (makes `peek` an effect;
  * the list after it answers late), `add_tool` (registers `late_tool`, which
- * sends tools/list_changed), `slow` (progress, honours cancellation),
+ * sends tools/list_changed), `slow` (progress, honours cancellation), `burst` (progress with no pause, the result straight after),
  * `ask` (elicitation), `sample` (sampling), `big` (a text of as many bytes as asked), `flood` (log messages of the session) and `exit` (the process ends, with a last line on stderr); with a task store, `task_echo` (a task).
  *
  * Over stdio: `node --import tsx recorder.ts`. Over Streamable HTTP: `recorderHttp()`.
@@ -111,9 +111,11 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
     });
   }
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, (...a: unknown[]) => Promise<unknown>> })._requestHandlers;
-  // Its prompt list carries list-level _meta, which a gateway must keep.
-  const listPrompts = handlers.get('prompts/list');
-  if (listPrompts) handlers.set('prompts/list', async (...a) => ({ ...(await listPrompts(...a) as object), _meta: { 'example.com/listed-by': 'recorder' } }));
+  // Each of its lists carries list-level _meta (naming the list), which a gateway must keep.
+  for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'tasks/list']) {
+    const list = handlers.get(method);
+    if (list) handlers.set(method, async (...a) => ({ ...(await list(...a) as object), _meta: { 'example.com/listed-by': 'recorder', 'example.com/list': method } }));
+  }
   const listTools = handlers.get('tools/list');
   if (listTools) {
     handlers.set('tools/list', async (...a) => {
@@ -143,6 +145,15 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
       await new Promise((r) => setTimeout(r, 40));
     }
     return { content: [{ type: 'text', text: `done ${args.steps}` }] };
+  });
+  // burst sends its progress with no pause and answers right after the last: they reach the gateway together.
+  server.registerTool('burst', { description: 'Report progress at once, then answer.', inputSchema: { steps: z.number() }, annotations: { readOnlyHint: true } }, async (args, extra) => {
+    log('burst', args);
+    const token = extra._meta?.progressToken;
+    for (let i = 1; i <= args.steps && token !== undefined; i++) {
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: args.steps } });
+    }
+    return { content: [{ type: 'text', text: `burst ${args.steps}` }] };
   });
   server.registerTool('ask', { description: 'Ask the user.', annotations: { readOnlyHint: true } }, async () => {
     log('ask', {});

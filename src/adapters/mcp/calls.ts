@@ -174,15 +174,27 @@ function invalidParams(error: unknown): unknown {
   return error instanceof PlangateError && error.code === ErrorCode.InvalidInput ? new McpError(RpcCode.InvalidParams, error.message) : error;
 }
 
-/** Sends a request upstream as part of the client's request: progress comes back, a cancellation goes on. */
-export function forward(session: GatewaySession, link: UpstreamLink, request: { method: string; params: Record<string, unknown> }, extra: Extra, deps: CallDeps) {
+/**
+ * Sends a request upstream as part of the client's request: progress comes
+ * back, a cancellation goes on. Each progress notification is relayed in
+ * turn, and the answer waits until those received before it are sent: a
+ * client is told a request's progress before its result (after the result
+ * the client no longer knows the token, and a resumed stream ends at it).
+ */
+export async function forward(session: GatewaySession, link: UpstreamLink, request: { method: string; params: Record<string, unknown> }, extra: Extra, deps: CallDeps) {
   const token = extra._meta?.progressToken;
-  return session.within(link, extra, () => link.request(request, {
-    signal: extra.signal,
-    timeout: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    resetTimeoutOnProgress: true,
-    ...(token !== undefined
-      ? { onprogress: (p) => void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => {}) }
-      : {}),
-  }));
+  let relayed: Promise<void> = Promise.resolve();
+  const relay = (p: Record<string, unknown>): void => {
+    relayed = relayed.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } as never })).catch(() => {});
+  };
+  try {
+    return await session.within(link, extra, () => link.request(request, {
+      signal: extra.signal,
+      timeout: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      resetTimeoutOnProgress: true,
+      ...(token !== undefined ? { onprogress: relay } : {}),
+    }));
+  } finally {
+    await relayed;
+  }
 }

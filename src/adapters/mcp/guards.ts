@@ -3,12 +3,14 @@
  * in flight (so one client cannot pile up decisions, audit records and
  * upstream requests), and a shield that tells the client a store error in
  * its code's words (its own message names the database: the operator's log
- * gets it).
+ * gets it). An error answered goes out as sent (upstream-errors.ts, asSent),
+ * so the client reads one "MCP error <code>:" prefix, not one per hop.
  */
 import { ErrorCode as RpcCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { storeErrorShown } from '../../core/errors.js';
 import type { CallDeps } from './calls.js';
 import { MAX_CALLS_IN_FLIGHT } from './limits.js';
+import { asSent } from './upstream-errors.js';
 
 /** The JSON-RPC error code of a request over a session's bound of requests in flight (in the range left to servers). */
 export const BUSY_RPC_CODE = -32031;
@@ -44,11 +46,14 @@ export class RequestGuards {
     const max = this.deps.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT;
     if (this.gated >= max) {
       if (tool !== undefined) this.deps.count?.(this.routes(tool) ? tool : UNLISTED_TOOL, 'busy');
-      throw new McpError(BUSY_RPC_CODE, `this session already has ${max} calls in flight: wait for one to be answered, then send this one again`);
+      throw asSent(new McpError(BUSY_RPC_CODE, `this session already has ${max} calls in flight: wait for one to be answered, then send this one again`));
     }
     this.gated++;
     try {
       return await this.shielded(what, serve);
+    } catch (error) {
+      // Every error the session answers with goes out as sent: the client's SDK adds the one prefix.
+      throw error instanceof McpError ? asSent(error) : error;
     } finally {
       this.gated--;
     }

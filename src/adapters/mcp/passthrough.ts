@@ -20,7 +20,7 @@ import {
 import type { CallDeps } from './calls.js';
 import { COMPLETION_COMPLETE, decideRead, forwardRequest, RESOURCE_SUBSCRIBE } from './reads.js';
 import { exposedName } from './names.js';
-import { METHOD_NOT_FOUND, type Extra, type GatewaySession } from './session.js';
+import type { Extra, GatewaySession } from './session.js';
 import type { UpstreamLink } from './upstream.js';
 
 /**
@@ -59,7 +59,7 @@ export function registerPassThrough(session: GatewaySession, deps: CallDeps): vo
   }));
   for (const schema of [SubscribeRequestSchema, UnsubscribeRequestSchema]) {
     s.setRequestHandler(schema, (req, extra) => g.bounded(req.method, async () => {
-      if (!session.offered.resources?.subscribe) throw METHOD_NOT_FOUND();
+      session.offers('resources', 'subscribe');
       await session.start();
       const link = session.resourceLinks.get(req.params.uri) ?? session.links.find((l) => l.serverCapabilities?.resources?.subscribe);
       // Subscribing is decided as a read; ending a subscription never is.

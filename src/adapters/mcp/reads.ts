@@ -73,6 +73,7 @@ export async function decideRead(session: GatewaySession, deps: CallDeps, entry:
 
 /** `resources/read` is a read: decided (the read guard applies to a `file:` URI) before it goes upstream. */
 export async function readResource(session: GatewaySession, deps: CallDeps, params: ReadResourceRequest['params'], extra: Extra) {
+  session.offers('resources');
   await session.start();
   let path: string | undefined;
   if (params.uri.startsWith('file:')) {
@@ -91,6 +92,7 @@ export async function readResource(session: GatewaySession, deps: CallDeps, para
 
 /** `prompts/get` is a read too: refused only by a planning hold (a held seat may use whitelisted prompts). */
 export async function getPrompt(session: GatewaySession, deps: CallDeps, params: GetPromptRequest['params'], extra: Extra) {
+  session.offers('prompts');
   await session.start();
   // Prompts listed earlier are routed by name; with one upstream, any name goes to it.
   const route = session.promptRoutes.get(params.name)

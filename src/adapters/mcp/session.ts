@@ -184,6 +184,15 @@ export class GatewaySession {
     await this.server.close().catch(() => {});
   }
 
+  /**
+   * The upstreams' tool lists' own `_meta`, merged in link order (a later
+   * upstream's key over an earlier one's), as the other lists merge theirs.
+   */
+  toolsMeta(): { _meta?: Record<string, unknown> } {
+    const metas = this.links.filter((l) => l.state === 'up' && l.toolsMeta).map((l) => l.toolsMeta);
+    return metas.length ? { _meta: Object.assign({}, ...metas) as Record<string, unknown> } : {};
+  }
+
   /** The tool list the client sees: plangate's own tools, then every upstream's. */
   async listTools(): Promise<Tool[]> {
     await this.start();
@@ -257,9 +266,15 @@ export class GatewaySession {
     if (out) await this.server.notification(out as ServerNotification).catch(() => {});
   }
 
-  /** Throws what a server without the capability answers (-32601), unless an upstream offered it at initialize. */
-  offers(capability: keyof ServerCapabilities): void {
-    if (!this.offered[capability]) throw METHOD_NOT_FOUND();
+  /**
+   * Throws what a server without the capability answers (-32601), unless an
+   * upstream offered it at initialize (and, given `part`, that part of it:
+   * `subscribe` of resources, `list` of tasks). Called before a request is
+   * decided: what no upstream could answer is neither decided nor forwarded.
+   */
+  offers(capability: keyof ServerCapabilities, part?: string): void {
+    const offered = this.offered[capability] as Record<string, unknown> | undefined;
+    if (!offered || (part !== undefined && !offered[part])) throw METHOD_NOT_FOUND();
   }
 
   /**
@@ -314,7 +329,7 @@ export class GatewaySession {
     const s = this.server;
     const deps = this.options.deps;
     const g = this.guards;
-    s.setRequestHandler(ListToolsRequestSchema, () => g.bounded('tools/list', async () => ({ tools: await this.listTools() })));
+    s.setRequestHandler(ListToolsRequestSchema, () => g.bounded('tools/list', async () => ({ tools: await this.listTools(), ...this.toolsMeta() })));
     s.setRequestHandler(InitializeRequestSchema, (req) => this.initialize(req));
     s.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       await Promise.all(this.links.map((l) => l.rootsChanged()));

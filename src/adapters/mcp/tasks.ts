@@ -98,17 +98,21 @@ export class SessionTasks {
     const g = this.session.guards;
     const ask = (held: { link: UpstreamLink; id: string }, method: string, signal: AbortSignal) =>
       held.link.request({ method, params: { taskId: held.id } }, { signal }) as Promise<Record<string, unknown>>;
+    // A method of tasks no upstream offered is answered -32601, as the upstream answers it.
     s.setRequestHandler(GetTaskRequestSchema, (req, extra) => g.bounded(req.method, async () => {
+      this.session.offers('tasks');
       const held = this.find(req.params.taskId);
       if ('task' in held) return held.task as never;
       return { ...(await ask(held, req.method, extra.signal)), taskId: req.params.taskId } as never;
     }));
     s.setRequestHandler(CancelTaskRequestSchema, (req, extra) => g.bounded(req.method, async () => {
+      this.session.offers('tasks', 'cancel');
       const held = this.find(req.params.taskId);
       if ('task' in held) throw new McpError(RpcCode.InvalidParams, `Cannot cancel task in terminal status: ${held.task.status}`);
       return { ...(await ask(held, req.method, extra.signal)), taskId: req.params.taskId } as never;
     }));
     s.setRequestHandler(GetTaskPayloadRequestSchema, (req, extra) => g.bounded(req.method, async () => {
+      this.session.offers('tasks');
       const id = req.params.taskId;
       const held = this.find(id);
       const result = 'task' in held ? held.result : await this.session.within(held.link, extra, () => ask(held, req.method, extra.signal));
@@ -117,13 +121,17 @@ export class SessionTasks {
       return { ...result, _meta: { ...meta, [RELATED_TASK_META_KEY]: { taskId: id } } } as never;
     }));
     s.setRequestHandler(ListTasksRequestSchema, (_req, extra) => g.bounded('tasks/list', async () => {
+      this.session.offers('tasks', 'list');
       await this.session.start();
       const tasks: Task[] = [];
+      // The lists' own _meta, merged as the other lists merge theirs.
+      let meta: Record<string, unknown> | undefined;
       for (const link of this.session.links) {
         if (link.state !== 'up' || !link.serverCapabilities?.tasks?.list) continue;
         let cursor: string | undefined;
         for (let page = 0; page < 100; page++) {
-          const r = await link.request({ method: 'tasks/list', params: cursor !== undefined ? { cursor } : {} }, { signal: extra.signal }) as { tasks?: Task[]; nextCursor?: string };
+          const r = await link.request({ method: 'tasks/list', params: cursor !== undefined ? { cursor } : {} }, { signal: extra.signal }) as { tasks?: Task[]; nextCursor?: string; _meta?: Record<string, unknown> };
+          if (r._meta && typeof r._meta === 'object') meta = { ...meta, ...r._meta };
           for (const t of r.tasks ?? []) {
             const id = this.exposed(link, t.taskId);
             const held = this.held.get(id);
@@ -134,7 +142,7 @@ export class SessionTasks {
         }
       }
       for (const held of this.held.values()) if ('task' in held) tasks.push(held.task);
-      return { tasks } as never;
+      return { tasks, ...(meta ? { _meta: meta } : {}) } as never;
     }));
   }
 }

@@ -16,6 +16,31 @@ export class UpstreamDownError extends Error {
   }
 }
 
+/** How the SDK's `McpError` prefixes the message it was given (and the client's SDK prefixes again). */
+const MCP_ERROR_PREFIX = /^MCP error -?\d+: /;
+
+/** The errors whose message is already what goes on the wire. */
+const SENT = new WeakSet<McpError>();
+
+/**
+ * An error as it goes on the wire: its message without the "MCP error
+ * <code>: " that the SDK's `McpError` put in front (a server sends `message`
+ * as it is, and the client's SDK adds the prefix again). Applied once to an
+ * upstream's answer (it stays as the upstream sent it) and once to each
+ * error the gateway answers with, so no hop adds a prefix; an error already
+ * as sent is returned unchanged.
+ *
+ * @example
+ * asSent(new McpError(-32602, 'Tool x not found')).message // 'Tool x not found'
+ */
+export function asSent(error: McpError): McpError {
+  if (SENT.has(error)) return error;
+  const sent = new McpError(error.code, '', error.data);
+  sent.message = error.message.replace(MCP_ERROR_PREFIX, '');
+  SENT.add(sent);
+  return sent;
+}
+
 /** Most characters of an upstream's own text kept for the operator. */
 export const DETAIL_CHARS = 2000;
 

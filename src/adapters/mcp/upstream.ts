@@ -27,9 +27,9 @@ import {
 import type { Readable } from 'node:stream';
 import { MAX_UPSTREAM_MESSAGE_BYTES } from './message-bound.js';
 import { createNodeFetch } from './node-fetch.js';
-import { DETAIL_CHARS, isConnectionError, message, notAnMcpAnswer, UpstreamDownError } from './upstream-errors.js';
+import { asSent, DETAIL_CHARS, isConnectionError, message, notAnMcpAnswer, UpstreamDownError } from './upstream-errors.js';
 
-export { UpstreamDownError } from './upstream-errors.js';
+export { asSent, UpstreamDownError } from './upstream-errors.js';
 
 /** How to reach an upstream. */
 export type UpstreamSpec =
@@ -80,18 +80,22 @@ const STDIO_CHUNK_BYTES = 64 * 1024;
 /** How the SDK's stdio transport says a message passed its `maxBufferSize` (it then ends the process). */
 const STDIO_TOO_LARGE = /^ReadBuffer exceeded maximum size/;
 
-/** How the SDK's `McpError` prefixes the message it was given (and the client's SDK prefixes again). */
-const MCP_ERROR_PREFIX = /^MCP error -?\d+: /;
-
 /**
- * An upstream's error as the upstream sent it: the SDK's client prefixed its
- * message with "MCP error <code>: ", and a server sends `message` as it is,
- * so passing it on unchanged would add one prefix per hop.
+ * Hands an answer to the SDK's client a microtask after it arrives, behind
+ * the notifications that came before it. The client runs a notification's
+ * handler a microtask late but settles an answer at once, forgetting the
+ * request's progress token: a progress notification sent just before the
+ * result (read in the same chunk) would otherwise find no token and be lost
+ * (MCP TypeScript SDK, `Protocol._onprogress` and `_onresponse`; its issue #2580).
+ * Call it after `client.connect(transport)`, which sets `onmessage`.
  */
-export function asSent(error: McpError): McpError {
-  const sent = new McpError(error.code, '', error.data);
-  sent.message = error.message.replace(MCP_ERROR_PREFIX, '');
-  return sent;
+export function progressBeforeAnswers(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message) deliver(message, extra);
+    else queueMicrotask(() => deliver(message, extra));
+  };
 }
 
 /** Pages of `tools/list` read at most: a server that offers more is listed in part (one that never stops paging is cut off). */
@@ -99,21 +103,24 @@ export const MAX_LIST_PAGES = 100;
 
 /**
  * Every page of a server's tool list, up to {@link MAX_LIST_PAGES};
- * `partial` says the server had more.
+ * `partial` says the server had more, and `meta` is the list's own `_meta`
+ * (the pages' merged, a later page's key over an earlier one's).
  *
  * @example
  * const { tools, partial } = await readToolList(client);
  */
-export async function readToolList(client: Client): Promise<{ tools: Tool[]; partial: boolean }> {
+export async function readToolList(client: Client): Promise<{ tools: Tool[]; partial: boolean; meta?: Record<string, unknown> }> {
   const tools: Tool[] = [];
+  let meta: Record<string, unknown> | undefined;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const r = await client.listTools(cursor !== undefined ? { cursor } : undefined);
     tools.push(...r.tools);
+    if (r._meta) meta = { ...meta, ...r._meta };
     cursor = r.nextCursor;
     if (cursor === undefined) break;
   }
-  return { tools, partial: cursor !== undefined };
+  return { tools, partial: cursor !== undefined, ...(meta ? { meta } : {}) };
 }
 
 /**
@@ -127,6 +134,8 @@ export async function readToolList(client: Client): Promise<{ tools: Tool[]; par
 export class UpstreamLink {
   state: LinkState = 'connecting';
   tools: Tool[] = [];
+  /** The tool list's own `_meta`, as last read with it. */
+  toolsMeta: Record<string, unknown> | undefined;
   /** Why it is down (or last was), or its last failed answer, with the upstream's own words (its error, its stderr): for operators. */
   lastError: string | undefined;
   /** When `lastError` was set (ms since the epoch; 0 before any). */
@@ -222,17 +231,19 @@ export class UpstreamLink {
    */
   async refreshTools(): Promise<void> {
     const read = ++this.reads;
-    const keep = (tools: Tool[]) => {
+    const keep = (tools: Tool[], meta?: Record<string, unknown>) => {
       if (read < this.keptRead) return;
       this.keptRead = read;
       this.tools = tools;
+      this.toolsMeta = meta;
     };
     const client = this.client;
     if (!client || !client.getServerCapabilities()?.tools) {
       keep([]);
       return;
     }
-    keep((await readToolList(client)).tools);
+    const list = await readToolList(client);
+    keep(list.tools, list.meta);
   }
 
   /** Whether the tool list is being read again after a change (see {@link toolsSettled}). */
@@ -309,7 +320,9 @@ export class UpstreamLink {
     }
     this.connecting = client;
     try {
-      await client.connect(this.transport());
+      const transport = this.transport();
+      await client.connect(transport);
+      progressBeforeAnswers(transport);
       if (this.connecting === client) this.connecting = undefined;
       if ((this.state as LinkState) === 'closed') {
         await client.close();
