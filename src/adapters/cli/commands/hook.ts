@@ -69,7 +69,7 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
         checkServerName(opts.plangateServer);
         const pg = await openFromOptions(cmd, io);
         try {
-          answer = await decideHook({ gate: pg.gate, channelFor: reviewerChannels(pg) }, payload, {
+          answer = await decideHook({ gate: pg.gate, channelFor: reviewerChannels(pg), quota: pg.gate.quota }, payload, {
             agent: opts.agent,
             plangateServer: opts.plangateServer,
             ...(opts.run !== undefined ? { runId: opts.run } : {}),
