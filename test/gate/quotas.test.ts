@@ -12,6 +12,8 @@ import { runToolCall } from '../../src/gate/tool-call.js';
 import { checkRules } from '../../src/rules/load.js';
 import { snippet } from '../docs/snippets.js';
 import { makeWorld, MIN, seedOrg } from '../support/world.js';
+import { openPostgresStore } from '../../src/facts/postgres/store.js';
+import { freshSchemaUrl, havePostgres } from '../support/postgres.js';
 
 const RULES = `quotas:
   messages: { rate: 2, windowMin: 10, standing: 3 }
@@ -130,5 +132,28 @@ describe('quotas: defaults, failures and bad rules', () => {
     const data = rules(snippet('quotas'));
     expect(data.quotas?.messages).toMatchObject({ rate: 120, windowMin: 10 });
     expect(data.quotas?.delegations).toMatchObject({ standing: 500 });
+  });
+});
+
+describe.runIf(havePostgres('quotas through the gate on PostgreSQL'))('quotas through the gate (postgres)', () => {
+  it('refuses over the rate and leaves another seat alone', async () => {
+    const fresh = await freshSchemaUrl('quotas_gate');
+    const store = await openPostgresStore(fresh.url);
+    try {
+      const { engine, now } = await makeWorld(rules());
+      await seedOrg(store);
+      const gate = createGate({ engine, store, clock: () => now });
+      await gate.sayAsAgent(say('0xWORKER'));
+      await gate.sayAsAgent(say('0xWORKER'));
+      const e = await refusal(gate.sayAsAgent(say('0xWORKER')));
+      expect(e.quota).toBe('quota:messages:rate');
+      expect(e.retryAfterSec).toBe(600);
+      await gate.sayAsAgent(say('0xMGR'));
+      await gate.delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: '0xMGR' });
+      expect((await refusal(gate.delegations.record({ manager: '0xMGR', worker: '0xOPS', by: '0xMGR' }))).quota).toBe('quota:delegations:rate');
+    } finally {
+      await store.close();
+      await fresh.drop();
+    }
   });
 });
