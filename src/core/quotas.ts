@@ -88,3 +88,12 @@ export const QUOTA_ON_COUNT_FAILURE = 'fail_closed' as const;
 
 /** The same when the rules or the policy cannot be read (no policy to judge the counts). */
 export const QUOTA_ON_POLICY_FAILURE = 'fail_closed' as const;
+
+/**
+ * The one exception with no policy: a plan to the reviewer goes through.
+ * A held agent stays held through a broken policy, and the host's
+ * fail-closed hold rule keeps its reviewer channel open so it can still
+ * send its plan (core/failclosed.ts); refusing that plan would leave it no
+ * way forward but an operator's unblock.
+ */
+export const HOLD_PLANS_ON_POLICY_FAILURE = 'let_through' as const;

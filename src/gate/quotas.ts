@@ -7,7 +7,7 @@
  * cannot be judged refuses the write (core/quotas.ts).
  */
 import { ErrorCode, PlangateError, QuotaExceededError, toError } from '../core/errors.js';
-import { QUOTA_ON_COUNT_FAILURE, QUOTA_ON_POLICY_FAILURE, type CountedQuotaKind, type QuotaCounts, type QuotaLimit } from '../core/quotas.js';
+import { HOLD_PLANS_ON_POLICY_FAILURE, QUOTA_ON_COUNT_FAILURE, QUOTA_ON_POLICY_FAILURE, type CountedQuotaKind, type QuotaCounts, type QuotaLimit } from '../core/quotas.js';
 import type { Evaluator } from '../engine/policy.js';
 import type { QuotaStore } from '../facts/port.js';
 import { withinBudget } from './store-failures.js';
@@ -34,6 +34,7 @@ export function createQuotaCheck(options: QuotaCheckOptions): QuotaCheck {
   return async (seat, kind) => {
     const evaluator = options.evaluator();
     if (!evaluator.quota) {
+      if (kind === 'holdPlans' && HOLD_PLANS_ON_POLICY_FAILURE === 'let_through') return;
       if (QUOTA_ON_POLICY_FAILURE === 'fail_closed') {
         throw new PlangateError(ErrorCode.PolicyUnavailable, `the ${kind} quota of ${seat} cannot be judged: the policy is unavailable, so the write is refused`);
       }
