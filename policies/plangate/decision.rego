@@ -10,10 +10,13 @@
 #   effective: the plan-required settings in force for one seat (input: agent).
 #   planning_settings: the planning-gate settings in force for one seat (input: agent).
 #   hold_allowed: whether a hold may be placed (input: agent, kind, hold).
+#   quota: a seat's quota of one kind of write, and whether one more is over it
+#   (input: kind, seat, now, counts; see plangate.quotas).
 package plangate
 
 import data.plangate.compose
 import data.plangate.planning
+import data.plangate.quotas
 import data.plangate.settings
 
 # METADATA
@@ -48,3 +51,7 @@ planning_settings := planning.effective(input.agent)
 # METADATA
 # entrypoint: true
 hold_allowed := planning.hold_allowed
+
+# METADATA
+# entrypoint: true
+quota := quotas.verdict

@@ -56,6 +56,8 @@ export const ErrorCode = {
    * that belongs to the reviewer. Refused (and audited), never believed.
    */
   ClaimRefused: 'claim_refused',
+  /** A seat's write is over one of its quotas (core/quotas.ts); the message names it. */
+  QuotaExceeded: 'quota_exceeded',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -109,6 +111,25 @@ export function toError(thrown: unknown): Error {
     return new Error(String((thrown as { message: unknown }).message));
   }
   return new Error(String(thrown));
+}
+
+/**
+ * A write refused by a seat's quota: `quota` is `quota:<kind>:<rate|standing>`,
+ * `retryAfterSec` is set when the rate refused (the window frees a write then).
+ *
+ * @example
+ * new QuotaExceededError('quota:messages:rate', 'over its quota…', 42).retryAfterSec // 42
+ */
+export class QuotaExceededError extends PlangateError {
+  readonly quota: string;
+  readonly retryAfterSec: number | undefined;
+
+  constructor(quota: string, message: string, retryAfterSec?: number) {
+    super(ErrorCode.QuotaExceeded, message);
+    this.name = 'QuotaExceededError';
+    this.quota = quota;
+    this.retryAfterSec = retryAfterSec;
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
 
 /** Plan-required modes, weakest first. */
 import type { ToolMatchIndex } from './patterns.js';
+import type { QuotaKind, QuotaRule } from './quotas.js';
 
 export const MODES = ['off', 'spends_only', 'side_effects'] as const;
 export type Mode = (typeof MODES)[number];
@@ -131,5 +132,7 @@ export interface RulesData {
    * `sha256:…` of its definition); absent when no rule file sets any.
    */
   mcp?: { trustAnnotations: string[]; pins: Record<string, Record<string, string>> };
+  /** Per-seat quotas by kind of write; absent when no rule file sets any (the policy's defaults apply). */
+  quotas?: Partial<Record<QuotaKind, QuotaRule>>;
 }
 

@@ -20,6 +20,9 @@ import type {
   HoldKind,
   Lineage,
   PolicyInput,
+  QuotaCounts,
+  QuotaKind,
+  QuotaVerdict,
   RulesData,
 } from '../core/types.js';
 
@@ -35,6 +38,7 @@ export const ENTRYPOINTS = {
   effective: 'plangate/effective',
   planning: 'plangate/planning_settings',
   holdAllowed: 'plangate/hold_allowed',
+  quota: 'plangate/quota',
 } as const;
 
 /** Linear memory: 5 MiB to start, capped at 256 MiB so a runaway input cannot take the host down. */
@@ -58,6 +62,8 @@ export interface Evaluator {
   planning?(seat: Lineage): EffectivePlanningSettings;
   /** Whether a hold of `kind` may be placed on the seat, given its active hold (absent without a policy). */
   holdAllowed?(input: { agent: Lineage; kind: HoldKind; hold?: HoldFact }): HoldAllowed;
+  /** A seat's quota of one kind of write, and with counts whether one more is over it (absent without a policy). */
+  quota?(input: { kind: QuotaKind; seat: string; now: number; counts?: QuotaCounts }): QuotaVerdict;
 }
 
 /** One loaded policy with one rules version. Not re-entrant: one evaluation at a time (JS is single-threaded). */
@@ -158,6 +164,14 @@ export class Engine implements Evaluator {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no answer on placing a hold');
     }
     return result as HoldAllowed;
+  }
+
+  quota(input: { kind: QuotaKind; seat: string; now: number; counts?: QuotaCounts }): QuotaVerdict {
+    const result = this.evaluate(ENTRYPOINTS.quota, input);
+    if (!result || typeof result !== 'object' || typeof (result as QuotaVerdict).allowed !== 'boolean' || typeof (result as QuotaVerdict).limits !== 'object') {
+      throw new PlangateError(ErrorCode.PolicyResultInvalid, `the policy returned no quota for ${String(input.kind)}`);
+    }
+    return result as QuotaVerdict;
   }
 
   /** Bytes of linear memory the policy holds (it never shrinks). */

@@ -5,6 +5,7 @@
  *
  * Every method is async so that a networked driver fits the same port.
  */
+import type { QuotaCountQuery, QuotaCounts } from '../core/quotas.js';
 import type { Delegation, HoldKind, Lineage, MessageFact, NewDelegation, NewMessage, NewRun, Run, StoredMessage } from '../core/types.js';
 import type { HoldCondition } from './holds.js';
 import type { Pruning } from './retention.js';
@@ -220,7 +221,16 @@ export interface StoreProbe {
   probe(): Promise<void>;
 }
 
+/**
+ * Counting a seat's writes for its quotas (facts/quotas.ts): the rows of a
+ * kind in the window and the rows kept, each up to its limit, with one
+ * index range scan each.
+ */
+export interface QuotaStore {
+  quotaCounts(query: QuotaCountQuery): Promise<QuotaCounts>;
+}
+
 /** A store may prune what can no longer count (retention.ts); the memory store does not. */
-export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, Partial<SnapshotReads>, Partial<StoreProbe>, Partial<Pruning> {
+export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, QuotaStore, Partial<SnapshotReads>, Partial<StoreProbe>, Partial<Pruning> {
   close(): Promise<void>;
 }

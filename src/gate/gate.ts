@@ -9,7 +9,10 @@ import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failop
 import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, HoldKind, McpToolFact, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
 import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked, StoreFailureRefused } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
-import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore, SnapshotReads, StoreProbe } from '../facts/port.js';
+import type { DelegationStore, HoldStore, MessageStore, OrgStore, QuotaStore, RunStore, SnapshotReads, StoreProbe } from '../facts/port.js';
+import type { CountedQuotaKind, QuotaLimit } from '../core/quotas.js';
+import { isValidId } from '../core/threads.js';
+import { createQuotaCheck, type QuotaCheck } from './quotas.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
@@ -23,7 +26,7 @@ import { checkAgentPost } from './posting.js';
 import type { DecisionObserver, DecisionWatch } from './observe.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & Partial<SnapshotReads> & Partial<StoreProbe>;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & QuotaStore & Partial<SnapshotReads> & Partial<StoreProbe>;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */
@@ -60,6 +63,8 @@ export interface GateOptions {
   onStoreError?: (error: unknown, call: Call) => void;
   /** Watches each decision (telemetry: a span per decision, one per step); none by default. */
   observer?: DecisionObserver;
+  /** Told every write refused for a seat's quota (core/quotas.ts), e.g. to count it. */
+  onQuotaRefused?: (kind: CountedQuotaKind, limit: QuotaLimit, seat: string) => void;
 }
 
 export interface DecideOptions {
@@ -129,6 +134,13 @@ export interface Gate {
   delegations: Delegations;
   /** The last known active holds, kept for when the store fails (core/failclosed.ts). */
   knownHolds: KnownHolds;
+  /**
+   * Checks one write of a seat against its quota of that kind; throws
+   * `quota_exceeded` (a QuotaExceededError naming the quota) when over. Every
+   * write method here checks it itself; a door may ask first (a hook refusing
+   * plangate's own tool before the host calls it).
+   */
+  quota: QuotaCheck;
 }
 
 /** Messages of context per thread fetched for explanations. */
@@ -155,6 +167,7 @@ export function createGate(options: GateOptions): Gate {
     process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} ${held}: ${toError(error).message}\n`);
   });
   const known = new KnownHolds();
+  const quota = createQuotaCheck({ store: options.store, evaluator: current, clock, ...(options.onQuotaRefused ? { onRefused: options.onQuotaRefused } : {}) });
   const outages = outageJudge(options.store.probe ? () => (options.store.probe as () => Promise<void>)() : undefined);
 
   async function inputFor(call: Call, opts: DecideOptions = {}): Promise<PolicyInput> {
@@ -303,16 +316,22 @@ export function createGate(options: GateOptions): Gate {
       if (!decision.allowed) throw refusalError(decision);
       return effect();
     },
-    say: (message) => options.store.postMessage(message),
+    async say(message) {
+      // A message posted as an agent counts against that seat's quota, whoever posts it.
+      if (message.authorKind === 'agent' && isValidId(message.author)) await quota(message.author, 'messages');
+      return options.store.postMessage(message);
+    },
     async sayAsAgent(message) {
       const now = clock();
       const seat = await options.store.lineage(checkCall({ agent: message.author, tool: 'x' }, now).agent);
       await checkAgentPost(seat, message.thread, message.kind, now, message.runId, audit);
+      await quota(seat.id, 'messages');
       return options.store.postMessage({ ...message, authorKind: 'agent', at: now });
     },
-    holds: createHolds({ store: options.store, evaluator: current, clock, audit, onHold: (agent, hold, since) => known.set(agent, hold, since), mark: () => known.mark() }),
+    holds: createHolds({ store: options.store, evaluator: current, clock, audit, quota, onHold: (agent, hold, since) => known.set(agent, hold, since), mark: () => known.mark() }),
     knownHolds: known,
-    ...createRuns(options.store, clock),
+    quota,
+    ...createRuns(options.store, clock, quota),
     async settingsFor(agent) {
       const seat = await options.store.lineage(checkCall({ agent, tool: 'x' }, 0).agent);
       return current().effective(seat);

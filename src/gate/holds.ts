@@ -13,6 +13,7 @@ import type { AuditEvent } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import { MAX_HOLD_LIMIT, toHoldFact } from '../facts/holds.js';
 import type { Hold, HoldMessageRole, HoldQuery, HoldStore, OrgStore } from '../facts/port.js';
+import type { QuotaCheck } from './quotas.js';
 
 /** The store methods holds use. */
 export type HoldsStore = HoldStore & Pick<OrgStore, 'lineage'>;
@@ -75,6 +76,8 @@ export interface HoldsOptions {
   onHold?: (agent: string, hold: Hold | undefined, since?: number) => void;
   /** A mark of what the gate has learnt so far (the known holds' `mark`). */
   mark?: () => number;
+  /** Checks a seat's write against its quota (gate/quotas.ts); a plan to the reviewer counts as `holdPlans`. */
+  quota?: QuotaCheck;
 }
 
 /** Maps the policy's refusal codes for `hold_allowed` to error codes. */
@@ -127,6 +130,7 @@ export function createHolds(options: HoldsOptions): Holds {
 
     async submitPlan(agent, { body, runId }) {
       checkAgent(agent);
+      await options.quota?.(agent, 'holdPlans');
       const at = clock();
       const linked = await store.postHoldMessage(agent, 'plan', {
         thread: agentThread(agent), author: agent, authorKind: 'agent', kind: 'plan', body, at,

@@ -7,6 +7,8 @@
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { DEFAULT_MAX_RUN_MIN, type Delegation, type Run } from '../core/types.js';
 import type { DelegationStore, RunStore } from '../facts/port.js';
+import { isValidId } from '../core/threads.js';
+import type { QuotaCheck } from './quotas.js';
 
 /** The run half of the gate. */
 export interface Runs {
@@ -67,12 +69,17 @@ function checkDelegation(d: Delegation | undefined, id: string, seat: string, ru
  * const run = await runs.start({ seat: '0xWORKER', by: 'host' });
  * await delegations.record({ manager: '0xMGR', worker: '0xWORKER', by: 'host', runId: run.id });
  */
-export function createRuns(store: RunStore & DelegationStore, clock: () => number): { runs: Runs; delegations: Delegations } {
+export function createRuns(store: RunStore & DelegationStore, clock: () => number, quota?: QuotaCheck): { runs: Runs; delegations: Delegations } {
+  // Whoever records it, a run counts against its seat's quota and a delegation against its manager's (an id the store refuses is not counted).
+  const check = async (seat: unknown, kind: 'runs' | 'delegations'): Promise<void> => {
+    if (quota && isValidId(seat)) await quota(seat, kind);
+  };
   const runs: Runs = {
     async start({ seat, by, id, delegationId, ttlMs }) {
       const now = clock();
       const ttl = ttlMs === undefined ? DEFAULT_RUN_TTL_MS : checkTtl(ttlMs, 'ttlMs');
       if (delegationId !== undefined) checkDelegation(await store.getDelegation(delegationId), delegationId, seat, id, now);
+      await check(seat, 'runs');
       return store.startRun({
         seat, startedBy: by, startedAt: now, expiresAt: now + ttl,
         ...(id !== undefined ? { id } : {}), ...(delegationId !== undefined ? { delegationId } : {}),
@@ -85,6 +92,7 @@ export function createRuns(store: RunStore & DelegationStore, clock: () => numbe
   const delegations: Delegations = {
     async record({ manager, worker, by, id, runId, ttlMs }) {
       const now = clock();
+      await check(manager, 'delegations');
       return store.delegate({
         manager, worker, createdBy: by, createdAt: now,
         ...(id !== undefined ? { id } : {}), ...(runId !== undefined ? { runId } : {}),

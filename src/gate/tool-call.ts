@@ -16,10 +16,12 @@
  * });
  */
 import { DEFAULT_REVIEWER_CHANNEL, SAY_TOOL, type Call, type ToolHints } from '../core/call.js';
-import { refusalCode } from '../core/errors.js';
-import type { Decision, McpToolFact } from '../core/types.js';
+import { QuotaExceededError, refusalCode } from '../core/errors.js';
+import { withoutPolicy } from '../core/failopen.js';
+import type { CountedQuotaKind, Decision, McpToolFact } from '../core/types.js';
 import { argsForPolicy } from './args.js';
 import type { DecideOptions, Gate } from './gate.js';
+import type { QuotaCheck } from './quotas.js';
 
 /** How a tool call ended, for the per-tool counters. `busy` is counted by an adapter that turns a call away before it reaches the pipeline. */
 export type CallOutcome = 'allowed' | 'refused' | 'fail_open' | 'upstream_down' | 'own' | 'busy';
@@ -31,7 +33,7 @@ export type OwnTool = 'say' | 'channel';
 export interface Refusal {
   /** The instruction: what is gated and why, and what to do. */
   text: string;
-  /** `tool_pin`, `plan_required`, `planning_hold` or `read_guard`. */
+  /** `tool_pin`, `plan_required`, `planning_hold`, `read_guard` or `quota`. */
   check: string;
   /** `plan_required:<tool>:<none|stale>`, `planning_hold:<tool>`, `read_guard:<tool>`. */
   code: string;
@@ -51,6 +53,12 @@ export interface ToolCallDeps {
   channelFor?(seat: string): Promise<string>;
   /** Counts each call by its tool name and how it ended. */
   count?(tool: string, outcome: CallOutcome): void;
+  /**
+   * Where plangate's own tool is answered elsewhere (a hook lets the host
+   * call plangate's server): the seat's quota of what the tool writes,
+   * asked first, so that a seat over it is refused here, naming the quota.
+   */
+  quota?: QuotaCheck;
 }
 
 /** Where a tool that is not plangate's own goes, as the adapter knows it. */
@@ -162,14 +170,14 @@ async function channelOrDefault(deps: ToolCallDeps, seat: string): Promise<strin
 export async function runToolCall<R>(deps: ToolCallDeps, call: ToolCall, ports: ToolCallPorts<R>): Promise<R> {
   const count = (outcome: CallOutcome) => deps.count?.(call.tool, outcome);
   // plangate's own tools are never gated: the plan tool, and the reviewer channel where no one else offers that name.
-  if (call.ownName === SAY_TOOL) {
-    count('own');
-    return ports.own('say');
-  }
-  if (call.ownName !== undefined && deps.channelFor && call.ownName === await deps.channelFor(call.seat)) {
-    count('own');
-    return ports.own('channel');
-  }
+  // What they write is bounded by the seat's quotas, where the door asks here.
+  const own = async (tool: OwnTool, kind: CountedQuotaKind): Promise<R> => {
+    const over = await overQuota(deps, call, kind);
+    count(over ? 'refused' : 'own');
+    return over ? ports.refuse(over) : ports.own(tool);
+  };
+  if (call.ownName === SAY_TOOL) return own('say', 'messages');
+  if (call.ownName !== undefined && deps.channelFor && call.ownName === await deps.channelFor(call.seat)) return own('channel', 'holdPlans');
   const target = call.target ? await call.target() : {};
   const options: DecideOptions = {
     ...(target.readRoots ? { readRoots: target.readRoots } : {}),
@@ -200,4 +208,19 @@ export async function runToolCall<R>(deps: ToolCallDeps, call: ToolCall, ports: 
   }
   count(decision.failOpen ? 'fail_open' : 'allowed');
   return result;
+}
+
+/** The refusal of an own tool's call whose write is over the seat's quota, or undefined; a failed count throws (fail closed). */
+async function overQuota(deps: ToolCallDeps, call: ToolCall, kind: CountedQuotaKind): Promise<Refusal | undefined> {
+  if (!deps.quota) return undefined;
+  try {
+    await deps.quota(call.seat, kind);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof QuotaExceededError)) throw error;
+    const decision: Decision = {
+      ...withoutPolicy({ agent: call.seat, tool: call.tool }), class: 'say', allowed: false, code: error.quota, message: error.message,
+    };
+    return { text: error.message, check: 'quota', code: error.quota, reason: error.quota.split(':')[2] ?? 'quota', decision };
+  }
 }

@@ -158,6 +158,7 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
       return readRootsFrom({ ...(options.readRoots ? { option: options.readRoots } : {}), env, rules: snap.kind === 'enforcing' ? snap.rules.data : undefined });
     },
     onDecision: (decision) => runtime.recordDecision(decision),
+    onQuotaRefused: (kind, limit) => runtime.recordQuotaRefusal(kind, limit),
     ...(decisionLog || opaLog
       ? { onDecided: (input: PolicyInput, decision: Decision) => {
         decisionLog?.record(input, decision, revision());

@@ -76,6 +76,8 @@ export class PolicyRuntime implements StatusSource {
   private booted = false;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly decisions: DecisionCounters;
+  /** Writes refused for a quota, by `<kind>:<limit>`. */
+  private readonly quotaRefusals = new Map<string, number>();
   /** Set by the host when a watcher runs. */
   watching = false;
 
@@ -213,6 +215,12 @@ export class PolicyRuntime implements StatusSource {
     }
   }
 
+  /** Counts a write refused for a seat's quota (by kind and limit), for the status and /metrics. */
+  recordQuotaRefusal(kind: string, limit: string): void {
+    const key = `${kind}:${limit}`;
+    this.quotaRefusals.set(key, (this.quotaRefusals.get(key) ?? 0) + 1);
+  }
+
   /** The last calls that failed open on a store outage, while recent enough to say degraded. */
   private storeFailingOpen(): RuntimeStatus['storeFailingOpen'] {
     const f = this.storeFailOpen;
@@ -241,6 +249,7 @@ export class PolicyRuntime implements StatusSource {
       reloads: this.reloads,
       reloadErrors: this.reloadErrors,
       decisions: this.decisions.snapshot(),
+      quotaRefusals: Object.fromEntries(this.quotaRefusals),
       env: { pinned: { ...this.pinned } },
       watching: this.watching,
     };

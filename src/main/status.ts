@@ -30,6 +30,8 @@ export interface RuntimeStatus {
   /** Failed reloads since start. */
   reloadErrors: number;
   /** Decisions since start (added with hot reload; optional for older sources). */
+  /** Writes refused for a seat's quota since start, by `<kind>:<rate|standing>` (core/quotas.ts). */
+  quotaRefusals?: Record<string, number>;
   decisions?: {
     total: number;
     /** Refused calls (the effect was not started). */

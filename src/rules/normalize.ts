@@ -5,7 +5,7 @@
 import { toolMatchIndex } from '../core/patterns.js';
 import type { Problem } from '../core/errors.js';
 import { isValidId } from '../core/threads.js';
-import { TOOL_CLASSES, type Mode, type RulesData, type SourcedPlanRule, type ToolClass } from '../core/types.js';
+import { QUOTA_KINDS, TOOL_CLASSES, type Mode, type RulesData, type SourcedPlanRule, type ToolClass } from '../core/types.js';
 import { describePath, isRecord, toPointer, type ParsedRuleFile, type PathSegment } from './parse.js';
 import { normalizePlanning } from './planning.js';
 
@@ -95,6 +95,7 @@ export function normalizeRules(files: readonly ParsedRuleFile[]): { data: RulesD
       });
     }
     normalizeMcp(doc, data, claim);
+    normalizeQuotas(doc, data, claim, where);
   }
   // Patterns as data the policy matches without compiling them.
   if (data.tools.patterns.length > 0) data.tools.match = toolMatchIndex(data.tools.patterns);
@@ -146,6 +147,20 @@ function normalizeMcp(doc: Record<string, unknown>, data: RulesData, claim: Clai
     const digests: Record<string, string> = Object.create(null);
     for (const [tool, digest] of Object.entries(tools)) if (typeof digest === 'string') digests[tool] = digest;
     into().pins[upstream] = digests;
+  }
+}
+
+/** `quotas:` of one file into the data: each kind's quota, set in one file, with its source. */
+function normalizeQuotas(doc: Record<string, unknown>, data: RulesData, claim: Claim, where: (path: PathSegment[], part: 'key' | 'value') => string): void {
+  const quotas = isRecord(doc['quotas']) ? doc['quotas'] : {};
+  for (const kind of QUOTA_KINDS) {
+    const q = quotas[kind];
+    if (!isRecord(q)) continue; // absent, or the schema reports it
+    const path = ['quotas', kind];
+    if (!claim(`quotas.${kind}`, path, 'key', (first) => `the ${kind} quota is already set at ${first}`)) continue;
+    const rule: NonNullable<RulesData['quotas']>[typeof kind] = { source: where(path, 'key') };
+    for (const field of ['rate', 'windowMin', 'standing'] as const) if (typeof q[field] === 'number') rule[field] = q[field] as number;
+    (data.quotas ??= {})[kind] = rule;
   }
 }
 

@@ -249,6 +249,7 @@ describe.runIf(browser === 'yes')('the console in a browser', () => {
     expect(text).toMatch(/planning profile\s+careful\s+crew trading picks it · planning\.yaml:\d+:\d+/);
     expect(text).toMatch(/readGuardMaxBytes\s+262144\s+profile careful · planning\.yaml:\d+:\d+/);
     expect(text).toMatch(/whitelist\s+fs\.read_file, github\.get_\*, \*\.search\s+planning-gate defaults · planning\.yaml:\d+:\d+/);
+    expect(text).toMatch(/quota messages\s+600 per 60 min, 50000 kept\s+built-in default/);
     await screenshot(page, 'rules');
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, 'rules-phone');

@@ -18,6 +18,7 @@ export interface SnippetPlace {
 }
 
 export const SNIPPETS = {
+  quotas: { file: 'docs/guides/retention-and-quotas.md', heading: '## Quotas', lang: 'yaml' },
   runsBound: { file: 'docs/concepts/runs-and-delegations.md', heading: '# Runs and delegations', lang: 'yaml' },
   planningGate: { file: 'docs/concepts/holds-and-read-guard.md', heading: '## The settings', lang: 'yaml' },
   rules: { file: 'docs/guides/rules-and-blueprints.md', heading: '# Rules and blueprints', lang: 'yaml' },

@@ -144,6 +144,7 @@ describe('sqlite store', () => {
           'runs_by_seat',
           'runs_by_start',
           'delegations',
+          'delegations_by_manager',
           'delegations_live_to',
           'delegations_open',
           'delegations_open_expiring',

@@ -3,7 +3,7 @@
  * error body every route answers with: `{ error: { code, message, details? } }`.
  * Nothing else in the adapter picks a status for an error.
  */
-import { ErrorCode, PlangateError, storeErrorShown, type Problem } from '../../core/errors.js';
+import { ErrorCode, PlangateError, QuotaExceededError, storeErrorShown, type Problem } from '../../core/errors.js';
 
 /** Error codes only the HTTP adapter raises (the protocol's own failures). */
 export const HttpCode = {
@@ -90,6 +90,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.StoreUnavailable]: 503,
   [HttpCode.Busy]: 503,
   [HttpCode.TooManyRequests]: 429,
+  [ErrorCode.QuotaExceeded]: 429,
   [HttpCode.UploadTooSlow]: 408,
   [HttpCode.AuditUnreadable]: 503,
   [HttpCode.UpstreamTimeout]: 504,
@@ -97,6 +98,11 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
 
 /** A store that cannot be reached may be back in a moment: a client may retry after a second. */
 const RETRY_SOON: Readonly<Record<string, string>> = Object.freeze({ 'Retry-After': '1' });
+
+/** A quota's refusal: when the rate refused, the seconds until the window frees a write (RFC 9110 §10.2.3). */
+function quotaHeaders(error: PlangateError): Record<string, string> {
+  return error instanceof QuotaExceededError && error.retryAfterSec !== undefined ? { 'Retry-After': String(error.retryAfterSec) } : {};
+}
 
 /** The status for a code; an unknown code (e.g. one added to core later) is a 500. */
 export function statusFor(code: string): number {
@@ -171,7 +177,7 @@ export function errorAnswer(thrown: unknown, reader: Reader = 'caller'): ErrorAn
     return {
       status: statusFor(thrown.code),
       body: { error: { code: thrown.code, message: shown ?? thrown.message, ...(shown === undefined ? details : {}) } },
-      headers: thrown instanceof HttpError ? thrown.headers : thrown.code === ErrorCode.StoreUnavailable ? RETRY_SOON : {},
+      headers: thrown instanceof HttpError ? thrown.headers : thrown.code === ErrorCode.StoreUnavailable ? RETRY_SOON : quotaHeaders(thrown),
       unexpected: false,
       ...(shown !== undefined ? { withheld: thrown.message } : {}),
     };

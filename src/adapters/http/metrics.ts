@@ -145,6 +145,20 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
 
+  new Counter({
+    name: 'plangate_quota_refusals_total',
+    help: "Writes refused for a seat's quota since start, by kind (messages, delegations, runs, holdPlans) and limit (rate, standing).",
+    labelNames: ['quota', 'limit'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [key, n] of Object.entries(status?.().quotaRefusals ?? {})) {
+        const [quota = key, limit = ''] = key.split(':');
+        this.inc({ quota, limit }, n);
+      }
+    },
+  });
+
   const toolCalls = new Counter({
     name: 'plangate_tool_calls_total',
     help: 'Tool calls through POST /mcp/call and POST /v1/hooks/:host, by door (/mcp/call, hook:<host>) and outcome (allowed, refused, fail_open, own).',

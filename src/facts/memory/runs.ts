@@ -18,10 +18,14 @@ import {
   unknownDelegation,
   unknownRun,
 } from '../runs.js';
+import { SeatTimes } from './quotas.js';
 
 /** The runs and delegations half of a memory store. `assertOpen` throws once the store is closed. */
-export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationStore & { readRun(id: string): Run | undefined } {
+export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationStore & { readRun(id: string): Run | undefined; runTimes: SeatTimes; delegationTimes: SeatTimes } {
   const runs = new Map<string, Run>();
+  /** Each seat's runs' starts and each manager's delegations' times, for quotas. */
+  const runTimes = new SeatTimes();
+  const delegationTimes = new SeatTimes();
   /** Every run, in start order (insertion), for listing. */
   const runOrder: Run[] = [];
 
@@ -38,12 +42,15 @@ export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationS
   const pair = (worker: string, manager: string): string => `${worker}\u0000${manager}`;
 
   return {
+    runTimes,
+    delegationTimes,
     async startRun(run) {
       assertOpen();
       const r = checkNewRun(run);
       if (runs.has(r.id)) throw runExists(r.id);
       runs.set(r.id, r);
       runOrder.push(r);
+      runTimes.add(r.seat, r.startedAt);
       return { ...r };
     },
 
@@ -79,6 +86,7 @@ export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationS
       const d = checkNewDelegation(delegation);
       if (delegations.has(d.id)) throw delegationExists(d.id);
       delegations.set(d.id, d);
+      delegationTimes.add(d.manager, d.createdAt);
       let list = toWorker.get(d.worker);
       if (!list) toWorker.set(d.worker, (list = []));
       list.push(d);

@@ -16,6 +16,10 @@ import { createMemoryHolds } from './holds.js';
 import { createMemoryOrg } from './org.js';
 import { copy, entry, factsOf, insertSorted, newest, newestOne, type Row, type Sorted } from './rows.js';
 import { createMemoryRuns } from './runs.js';
+import { countTimes } from './quotas.js';
+import { agentThread } from '../../core/threads.js';
+import type { QuotaCountQuery, QuotaCounts } from '../../core/quotas.js';
+import { checkQuotaCountQuery } from '../quotas.js';
 
 /** What a known agent's decisions look up: its crews, nearest first, and the threads it speaks in. */
 interface Seat {
@@ -108,7 +112,19 @@ export function createMemoryStore(): Store {
   }
 
   const { readActiveHold, ...holds } = createMemoryHolds(open, insert);
-  const { readRun, ...runs } = createMemoryRuns(open);
+  const { readRun, runTimes, delegationTimes, ...runs } = createMemoryRuns(open);
+
+  /** A seat's rows of a kind, their times ascending (messages and plans from their sorted lists). */
+  function quotaCountsOf(query: QuotaCountQuery): QuotaCounts {
+    const q = checkQuotaCountQuery(query);
+    const times = (rows: Sorted | undefined): Sorted => rows ?? [];
+    switch (q.kind) {
+      case 'messages': return countTimes(times(byAgentAuthor.get(q.seat)), q);
+      case 'holdPlans': return countTimes(times(plans.get(q.seat)?.get(agentThread(q.seat))), q, readActiveHold(q.seat)?.plans ?? 0);
+      case 'runs': return countTimes(runTimes.of(q.seat), q);
+      default: return countTimes(delegationTimes.of(q.seat), q);
+    }
+  }
 
   function seatOf(agentId: string): Seat | undefined {
     let seat = seats.get(agentId);
@@ -224,6 +240,11 @@ export function createMemoryStore(): Store {
       const facts: DecisionFacts = hold ? { agent, upstream, hold, messages: factsOf(found) } : { agent, upstream, messages: factsOf(found) };
       if (q.runId !== undefined) facts.run = readRun(q.runId) ?? null;
       return facts;
+    },
+
+    async quotaCounts(q: QuotaCountQuery): Promise<QuotaCounts> {
+      open();
+      return quotaCountsOf(q);
     },
 
     async listThread(thread: string, limit: number): Promise<StoredMessage[]> {

@@ -135,5 +135,9 @@ export const STORE_MIGRATIONS: MigrationSet = {
       WHERE revoked_at IS NOT NULL;
     DROP INDEX delegations_from_to;
     `,
+    // 3 → 4: a manager's delegations by time, for its quota (facts/quotas.ts).
+    `
+    CREATE INDEX delegations_by_manager ON delegations(manager, created_at DESC);
+    `,
   ],
 };

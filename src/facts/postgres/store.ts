@@ -33,6 +33,7 @@ import { createPool, inTransaction, probeDatabase, storeFailure, type PostgresOp
 import { PROBE_TIMEOUT_MS } from '../../core/store-failures.js';
 import { POSTGRES_URL, redactUrl } from './url.js';
 import { createPostgresRuns } from './runs.js';
+import { postgresQuotaCounts } from './quotas.js';
 import { prunePostgres } from './prune.js';
 import { STORE_MIGRATIONS } from './migrations.js';
 import { DECISION_FACTS_SQL, SQL } from './schema.js';
@@ -122,6 +123,7 @@ function postgresStoreOn(pool: pg.Pool, where: string, url: string): PostgresSto
     where,
     ...createPostgresHolds(pool, run),
     ...createPostgresRuns(pool, run),
+    quotaCounts: postgresQuotaCounts(pool, run),
 
     putCrew: (crew) =>
       run('putCrew', async () => {

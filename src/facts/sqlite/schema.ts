@@ -131,6 +131,10 @@ export const MIGRATIONS: readonly string[] = [
     WHERE revoked_at IS NOT NULL;
   DROP INDEX delegations_live_from_to;
   `,
+  // 5 → 6: a manager's delegations by time, for its quota (facts/quotas.ts).
+  `
+  CREATE INDEX delegations_by_manager ON delegations(manager, created_at);
+  `,
 ];
 
 /** The schema version this code writes and reads. */

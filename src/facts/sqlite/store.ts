@@ -29,6 +29,7 @@ import { guard } from './guard.js';
 import { openConnection, type SqliteStoreOptions } from './connection.js';
 import { SQL } from './schema.js';
 import { pruneSqlite } from './prune.js';
+import { sqliteQuotaCounts } from './quotas.js';
 
 export type { SqliteStoreOptions } from './connection.js';
 
@@ -266,6 +267,8 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
         return st.listThread.all(thread, limit).map(toMessage);
       });
     },
+
+    quotaCounts: sqliteQuotaCounts(db),
 
     /** The health probe (core/store-failures.ts): one trivial read of the schema, on the open file. */
     async probe(): Promise<void> {

@@ -73,7 +73,7 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
         if (opts.plangateServerCommand !== undefined) checkServerEndpoint('--plangate-server-command', opts.plangateServerCommand);
         const pg = await openFromOptions(cmd, io);
         try {
-          answer = await decideHook({ gate: pg.gate, channelFor: reviewerChannels(pg) }, payload, {
+          answer = await decideHook({ gate: pg.gate, channelFor: reviewerChannels(pg), quota: pg.gate.quota }, payload, {
             agent: opts.agent,
             plangateServer: opts.plangateServer,
             ...(opts.plangateServerUrl !== undefined ? { plangateServerUrl: opts.plangateServerUrl } : {}),

@@ -85,6 +85,7 @@ export function registerHookRoutes(router: Router, deps: HttpDeps): void {
         };
         answer = await decideHook({
           gate: { decide: deps.decide },
+          ...(deps.gate.quota ? { quota: deps.gate.quota } : {}),
           ...(deps.channelFor ? { channelFor: deps.channelFor } : {}),
           count: (_tool, outcome) => deps.metrics.observeToolCall(`hook:${host}`, outcome),
         }, payload, options);

@@ -7,6 +7,7 @@
  *   GET /v1/seats/:agent      operator, policy, that agent   the seat's crews, its plan-required settings and
  *                                                its planning-gate settings, each with where it comes from
  */
+import { QUOTA_KINDS } from '../../../core/quotas.js';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import type { HttpDeps } from '../deps.js';
 import type { Router } from '../router.js';
@@ -42,7 +43,10 @@ export function registerRulesViewRoutes(router: Router, deps: HttpDeps): void {
           throw error;
         }),
       ]);
-      return { body: { agent, known: lineage.known, crews: lineage.crews, planRequired, planningGate } };
+      // The quotas in force for the seat (the policy's, defaults filled in); none while there is no policy.
+      const policy = deps.policy();
+      const quotas = policy ? QUOTA_KINDS.map((kind) => (policy.evaluate('plangate/quota', { kind, seat: agent, now: Date.now() }) as { limits?: unknown } | undefined)?.limits).filter(Boolean) : [];
+      return { body: { agent, known: lineage.known, crews: lineage.crews, planRequired, planningGate, quotas } };
     },
   });
 }

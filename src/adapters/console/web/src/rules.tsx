@@ -45,6 +45,7 @@ interface SeatAnswer {
   known: boolean;
   crews: string[];
   planRequired: Record<string, Sourced>;
+  quotas?: Array<{ kind: string; rate: number; windowMin: number; standing: number; source?: string }>;
   planningGate: null | ({ profile: { name: string | null; scope: string; id?: string; source?: string } } & Record<'enabled' | 'whitelist' | 'reviewerChannel' | 'readGuardMaxBytes', PlanningSourced>);
 }
 
@@ -188,6 +189,7 @@ function AsSeat() {
                   return [k === 'enabled' ? 'enabled (reviewer may hold)' : k, show(s?.value), fromPlanning(s)];
                 }),
               ] : []),
+              ...(seat.quotas ?? []).map((q) => [`quota ${q.kind}`, `${q.rate} per ${q.windowMin} min, ${q.standing} kept`, q.source ?? 'built-in default']),
             ]} />
         </div>
       )}
