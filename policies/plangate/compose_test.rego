@@ -11,8 +11,8 @@ decide(inp) := d if {
 	d := plangate.decision with input as inp with data.plangate.rules as gx.rules
 }
 
-test_the_order_is_read_guard_then_hold_then_plan_required if {
-	compose.order == ["read_guard", "planning_hold", "plan_required"]
+test_the_order_is_read_guard_then_hold_then_plan_required_then_approval if {
+	compose.order == ["read_guard", "planning_hold", "plan_required", "approval"]
 }
 
 test_read_guard_wins_over_the_hold if {

@@ -10,8 +10,11 @@
 #   effective: the plan-required settings in force for one seat (input: agent).
 #   planning_settings: the planning-gate settings in force for one seat (input: agent).
 #   hold_allowed: whether a hold may be placed (input: agent, kind, hold).
+#   approval_possible: whether any approvals rule could need approval for a
+#   call (input: agent.id, call), asked while the store fails.
 package plangate
 
+import data.plangate.approval
 import data.plangate.compose
 import data.plangate.planning
 import data.plangate.settings
@@ -48,3 +51,7 @@ planning_settings := planning.effective(input.agent)
 # METADATA
 # entrypoint: true
 hold_allowed := planning.hold_allowed
+
+# METADATA
+# entrypoint: true
+approval_possible := approval.possible

@@ -17,6 +17,11 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'HoldReleased',
   'HoldUnblocked',
   'ClaimRefused',
+  'ApprovalRequested',
+  'ApprovalGranted',
+  'ApprovalDenied',
+  'ApprovalUsed',
+  'ApprovalExpired',
 ];
 
 /** The check behind each refusal event (the decision's `check`); other events have none. */

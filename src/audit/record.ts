@@ -6,6 +6,7 @@
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { toPlanningRecord } from './planning.js';
 import { toTrustRecord } from './trust.js';
+import { toApprovalRecord } from './approvals.js';
 import type { AuditEvent } from './port.js';
 
 /**
@@ -37,6 +38,12 @@ export function toAuditRecord(event: AuditEvent): AuditEvent {
     }
     case 'ClaimRefused':
       return toTrustRecord(event);
+    case 'ApprovalRequested':
+    case 'ApprovalGranted':
+    case 'ApprovalDenied':
+    case 'ApprovalUsed':
+    case 'ApprovalExpired':
+      return toApprovalRecord(event);
     default:
       // The planning gate's and the read guard's events; it throws on an unknown type.
       return toPlanningRecord(event);

@@ -5,6 +5,7 @@
 
 /** Plan-required modes, weakest first. */
 import type { ToolMatchIndex } from './patterns.js';
+import type { ApprovalRule } from './approvals.js';
 
 export const MODES = ['off', 'spends_only', 'side_effects'] as const;
 export type Mode = (typeof MODES)[number];
@@ -125,5 +126,7 @@ export interface RulesData {
   /** The read tools the read guard watches; absent when no rule file lists any. */
   /** The read tools the guard knows, and the directories it may look in (`roots`, when the rules set them). */
   readGuard?: { tools: Record<string, ReadGuardTool>; roots?: string[] };
+  /** The human gate's rules by scope (policies/plangate/approval.rego); absent when no rule file has any. */
+  approvals?: { workspace?: ApprovalRule; crews: Record<string, ApprovalRule>; agents: Record<string, ApprovalRule> };
 }
 

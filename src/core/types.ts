@@ -7,4 +7,5 @@ export * from './rules.js';
 export * from './call.js';
 export * from './facts.js';
 export * from './decision.js';
+export * from './approvals.js';
 export type { PatternEntry, PatternShape, ToolMatchIndex } from './patterns.js';

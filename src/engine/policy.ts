@@ -35,6 +35,7 @@ export const ENTRYPOINTS = {
   effective: 'plangate/effective',
   planning: 'plangate/planning_settings',
   holdAllowed: 'plangate/hold_allowed',
+  approvalPossible: 'plangate/approval_possible',
 } as const;
 
 /** Linear memory: 5 MiB to start, capped at 256 MiB so a runaway input cannot take the host down. */
@@ -58,6 +59,8 @@ export interface Evaluator {
   planning?(seat: Lineage): EffectivePlanningSettings;
   /** Whether a hold of `kind` may be placed on the seat, given its active hold (absent without a policy). */
   holdAllowed?(input: { agent: Lineage; kind: HoldKind; hold?: HoldFact }): HoldAllowed;
+  /** Whether any approvals rule, at any scope, could need approval for the call (absent without a policy). */
+  approvalPossible?(input: { agent: { id: string }; call: { tool: string; annotations?: object } }): boolean;
 }
 
 /** One loaded policy with one rules version. Not re-entrant: one evaluation at a time (JS is single-threaded). */
@@ -158,6 +161,10 @@ export class Engine implements Evaluator {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no answer on placing a hold');
     }
     return result as HoldAllowed;
+  }
+
+  approvalPossible(input: { agent: { id: string }; call: { tool: string; annotations?: object } }): boolean {
+    return this.evaluate(ENTRYPOINTS.approvalPossible, input) === true;
   }
 
   /** Bytes of linear memory the policy holds (it never shrinks). */

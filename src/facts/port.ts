@@ -7,6 +7,9 @@
  */
 import type { Delegation, HoldKind, Lineage, MessageFact, NewDelegation, NewMessage, NewRun, Run, StoredMessage } from '../core/types.js';
 import type { HoldCondition } from './holds.js';
+import type { ApprovalStore } from './approvals.js';
+
+export type { ApprovalStore, ApprovalQuery, ApprovalAnswer } from './approvals.js';
 
 export interface Crew {
   id: string;
@@ -205,6 +208,6 @@ export interface SnapshotReads {
   decisionFacts(query: DecisionFactsQuery): Promise<DecisionFacts>;
 }
 
-export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, Partial<SnapshotReads> {
+export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, ApprovalStore, Partial<SnapshotReads> {
   close(): Promise<void>;
 }

@@ -19,9 +19,11 @@ import { planningRefusalEvent, refusalError } from './refusals.js';
 import { decideWithFacts, explainWithFacts, type Resolutions } from './with-facts.js';
 import { createRuns, type Delegations, type Runs } from './runs.js';
 import { checkAgentPost } from './posting.js';
+import { approvalWhileFailing, settleApproval } from './approvals.js';
+import type { ApprovalStore } from '../facts/approvals.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & Partial<SnapshotReads>;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & ApprovalStore & Partial<SnapshotReads>;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */
@@ -146,12 +148,23 @@ export function createGate(options: GateOptions): Gate {
   });
   const known = new KnownHolds();
 
+  /** Whether any approvals rule could need approval for the call (asked while the store fails); false without a policy. */
+  function approvalPossible(call: Call): boolean {
+    try {
+      return current().approvalPossible?.({ agent: { id: call.agent }, call: { tool: call.tool, ...(call.annotations ? { annotations: call.annotations } : {}) } }) === true;
+    } catch {
+      return false;
+    }
+  }
+
   async function inputFor(call: Call, opts: DecideOptions = {}): Promise<PolicyInput> {
     const checked = checkCall(call, clock());
     return gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {});
   }
 
   async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions): Promise<void> {
+    // The human gate records its own events (ApprovalRequested and the rest, gate/approvals.ts).
+    if (decision.check === 'approval') return;
     await audit(planningRefusalEvent(input, decision, resolutions) ?? blockedEvent(input, decision));
   }
 
@@ -206,6 +219,13 @@ export function createGate(options: GateOptions): Gate {
         options.onDecision?.(closed);
         return closed;
       }
+      if (approvalPossible(call)) {
+        // A call that may need approval is refused while the store fails (APPROVAL_ON_STORE_FAILURE).
+        onStoreError(error, call);
+        const closed = approvalWhileFailing({ agent: call.agent, tool: call.tool }, reason);
+        options.onDecision?.(closed);
+        return closed;
+      }
       if (PLAN_REQUIRED_ON_STORE_FAILURE !== 'fail_open') throw error;
       onStoreError(error, call);
       const failed = failOpenDecision(call, { cause: 'store', reason });
@@ -213,9 +233,21 @@ export function createGate(options: GateOptions): Gate {
       return failed;
     }
     const resolutions: Resolutions = new Map();
+    const evaluator = current();
+    const roots = opts.readRoots ?? readRoots;
     // Synchronous unless the policy asks for file facts (the read guard): no promise to wait for otherwise.
-    const decided = decideWithFacts(current(), input, opts.readRoots ?? readRoots, resolutions, opts.relativeTo);
-    const decision = decided instanceof Promise ? await decided : decided;
+    const decided = decideWithFacts(evaluator, input, roots, resolutions, opts.relativeTo);
+    let decision = decided instanceof Promise ? await decided : decided;
+    // The call needs a person's approval: its approvals on record decide (gate/approvals.ts).
+    if (decision.approval && !decision.approval.gathered) {
+      decision = await settleApproval(input, decision, {
+        store: options.store,
+        decide: (again) => decideWithFacts(evaluator, again, roots, resolutions, opts.relativeTo),
+        audit,
+        args: call.callArgs ?? call.args,
+        onStoreError: (error) => onStoreError(error, call),
+      });
+    }
     const unrecorded = toRefuse(decision, opts);
     if (unrecorded !== undefined) await refuseUnrecorded(input, unrecorded);
     // What the store said about the agent's hold, with its reviewer channel when the policy named it.

@@ -68,5 +68,6 @@ export function planningRefusalEvent(input: PolicyInput, decision: Decision, res
 export function refusalError(decision: Decision): Error {
   if (decision.check === 'planning_hold') return new CallRefusedError(ErrorCode.PlanningHold, decision);
   if (decision.check === 'read_guard') return new CallRefusedError(ErrorCode.ReadGuard, decision);
+  if (decision.check === 'approval') return new CallRefusedError(ErrorCode.ApprovalRequired, decision);
   return new PlanRequiredError(decision);
 }

@@ -58,6 +58,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.PlanRequired]: 409,
   [ErrorCode.Conflict]: 409,
   [ErrorCode.PlanningHold]: 409,
+  [ErrorCode.ApprovalRequired]: 409,
   [ErrorCode.ReadGuard]: 409,
   [ErrorCode.AlreadyHeld]: 409,
   [ErrorCode.PlanningGateOff]: 409,

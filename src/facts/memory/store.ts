@@ -16,6 +16,7 @@ import { createMemoryHolds } from './holds.js';
 import { createMemoryOrg } from './org.js';
 import { copy, entry, factsOf, insertSorted, newest, newestOne, type Row, type Sorted } from './rows.js';
 import { createMemoryRuns } from './runs.js';
+import { createMemoryApprovals } from './approvals.js';
 
 /** What a known agent's decisions look up: its crews, nearest first, and the threads it speaks in. */
 interface Seat {
@@ -183,6 +184,7 @@ export function createMemoryStore(): Store {
   return {
     ...holds,
     ...runs,
+    ...createMemoryApprovals(open),
     putCrew: org.putCrew,
     putAgent: org.putAgent,
     getCrew: org.getCrew,

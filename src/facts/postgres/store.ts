@@ -32,6 +32,7 @@ import { createPostgresHolds } from './holds.js';
 import { createPool, inTransaction, storeFailure, type PostgresOptions } from './pool.js';
 import { POSTGRES_URL, redactUrl } from './url.js';
 import { createPostgresRuns } from './runs.js';
+import { APPROVAL_MIGRATIONS, createPostgresApprovals } from './approvals.js';
 import { STORE_MIGRATIONS } from './migrations.js';
 import { DECISION_FACTS_SQL, SQL } from './schema.js';
 
@@ -84,6 +85,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     const client = await pool.connect();
     try {
       await migrate(client, STORE_MIGRATIONS);
+      await migrate(client, APPROVAL_MIGRATIONS);
     } finally {
       client.release();
     }
@@ -120,6 +122,7 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
     where,
     ...createPostgresHolds(pool, run),
     ...createPostgresRuns(pool, run),
+    ...createPostgresApprovals(pool, run),
 
     putCrew: (crew) =>
       run('putCrew', async () => {
