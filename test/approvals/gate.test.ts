@@ -4,6 +4,8 @@
  * denial, retries joining one request, plan-required in front, the audit
  * (never the arguments' values), and failing closed while the store fails.
  */
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { argsDigest } from '../../src/core/digest.js';
 import { CallRefusedError } from '../../src/core/errors.js';
@@ -14,6 +16,14 @@ import { seedOrg } from '../support/world.js';
 
 const SMALLEST = 'approvals: { workspace: { tools: [github.merge_pull_request] } }\n';
 const MERGE = 'github.merge_pull_request';
+
+const schema = (name: string): object => JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8'));
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+ajv.addSchema(schema('explanation.schema.json'));
+const validDecision = ajv.compile(schema('decision.schema.json'));
+function expectDecision(x: unknown): void {
+  if (!validDecision(x)) throw new Error(`not a decision: ${JSON.stringify(validDecision.errors)}`);
+}
 const args = { repo: 'acme/site', pr: 12, token: 'CANARY-secret-value-7731' };
 
 describe('the human gate', () => {
@@ -23,6 +33,7 @@ describe('the human gate', () => {
       const call = { agent: '0xWORKER', tool: MERGE, args };
       const first = await w.gate.decide(call);
       expect(first).toMatchObject({ allowed: false, check: 'approval', code: `approval_required:${MERGE}:pending` });
+      expectDecision(first);
       const id = first.approval!.request;
       expect(first.message).toContain(`Ask a person to approve request ${id}`);
       const stored = await w.store.getApproval(id);
@@ -38,6 +49,7 @@ describe('the human gate', () => {
       const allowed = await w.gate.decide(call);
       expect(allowed).toMatchObject({ allowed: true, approval: { status: 'granted', request: id } });
       expect((await w.store.getApproval(id))!.status).toBe('used');
+      expectDecision(allowed);
 
       const again = await w.gate.decide(call);
       expect(again.code).toBe(`approval_required:${MERGE}:used`);
@@ -112,6 +124,7 @@ describe('the human gate', () => {
     const refused = await gate.decide(call);
     expect(refused).toMatchObject({ allowed: false, check: 'approval', code: `approval_required:${MERGE}:pending`, failClosed: { cause: 'store' } });
     expect(refused.message).not.toContain('ECONNREFUSED');
+    expectDecision(refused);
     expect((await gate.decide({ agent: '0xWORKER', tool: 'github.close_issue' })).failOpen).toBeDefined();
     state.down = false;
     expect((await gate.decide(call)).allowed).toBe(true);
