@@ -175,3 +175,20 @@ possible if {
 }
 
 possible if listed(rules.agents[input.agent.id])
+
+# approver_allowed: whether a principal ({role, name}) may answer a request
+# (its recorded approvers: roles and names). An operator always may; an
+# agent never may, whatever the rule names, not even for another seat.
+default approver_allowed := false
+
+approver_allowed if input.principal.role == "operator"
+
+approver_allowed if {
+	input.principal.role != "agent"
+	input.principal.role in input.request.approvers.roles
+}
+
+approver_allowed if {
+	input.principal.role != "agent"
+	input.principal.name in input.request.approvers.names
+}

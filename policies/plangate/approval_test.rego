@@ -179,3 +179,18 @@ test_possible_at_any_scope if {
 possible(rules, tool) if {
 	plangate.approval_possible with input as {"agent": {"id": "0xWORKER"}, "call": {"tool": tool}} with data.plangate.rules as rules
 }
+
+allowed_to_approve(principal, approvers) if {
+	plangate.approver_allowed with input as {"principal": principal, "request": {"approvers": approvers}}
+}
+
+test_who_may_approve if {
+	roles := {"roles": ["approver"], "names": ["ops-alice"]}
+	allowed_to_approve({"role": "operator", "name": "operator"}, {"roles": [], "names": []})
+	allowed_to_approve({"role": "approver", "name": "approver"}, roles)
+	allowed_to_approve({"role": "reviewer", "name": "ops-alice"}, roles)
+	not allowed_to_approve({"role": "reviewer", "name": "reviewer"}, roles)
+
+	# an agent never approves, even when the rule names its role or its name
+	not allowed_to_approve({"role": "agent", "name": "agent:0xWORKER"}, {"roles": ["agent"], "names": ["agent:0xWORKER"]})
+}

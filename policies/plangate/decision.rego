@@ -12,6 +12,8 @@
 #   hold_allowed: whether a hold may be placed (input: agent, kind, hold).
 #   approval_possible: whether any approvals rule could need approval for a
 #   call (input: agent.id, call), asked while the store fails.
+#   approver_allowed: whether a principal may answer an approval request
+#   (input: principal {role, name}, request {approvers}).
 package plangate
 
 import data.plangate.approval
@@ -55,3 +57,7 @@ hold_allowed := planning.hold_allowed
 # METADATA
 # entrypoint: true
 approval_possible := approval.possible
+
+# METADATA
+# entrypoint: true
+approver_allowed := approval.approver_allowed

@@ -50,6 +50,8 @@ export const ErrorCode = {
    * that belongs to the reviewer. Refused (and audited), never believed.
    */
   ClaimRefused: 'claim_refused',
+  /** The caller may not answer this approval request (it is not among its approvers; an agent never is). */
+  NotApprover: 'not_approver',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -36,6 +36,7 @@ export const ENTRYPOINTS = {
   planning: 'plangate/planning_settings',
   holdAllowed: 'plangate/hold_allowed',
   approvalPossible: 'plangate/approval_possible',
+  approverAllowed: 'plangate/approver_allowed',
 } as const;
 
 /** Linear memory: 5 MiB to start, capped at 256 MiB so a runaway input cannot take the host down. */
@@ -61,6 +62,8 @@ export interface Evaluator {
   holdAllowed?(input: { agent: Lineage; kind: HoldKind; hold?: HoldFact }): HoldAllowed;
   /** Whether any approvals rule, at any scope, could need approval for the call (absent without a policy). */
   approvalPossible?(input: { agent: { id: string }; call: { tool: string; annotations?: object } }): boolean;
+  /** Whether a principal may answer an approval request with these approvers (absent without a policy). */
+  approverAllowed?(input: { principal: { role: string; name: string }; request: { approvers: { roles: string[]; names: string[] } } }): boolean;
 }
 
 /** One loaded policy with one rules version. Not re-entrant: one evaluation at a time (JS is single-threaded). */
@@ -165,6 +168,10 @@ export class Engine implements Evaluator {
 
   approvalPossible(input: { agent: { id: string }; call: { tool: string; annotations?: object } }): boolean {
     return this.evaluate(ENTRYPOINTS.approvalPossible, input) === true;
+  }
+
+  approverAllowed(input: { principal: { role: string; name: string }; request: { approvers: { roles: string[]; names: string[] } } }): boolean {
+    return this.evaluate(ENTRYPOINTS.approverAllowed, input) === true;
   }
 
   /** Bytes of linear memory the policy holds (it never shrinks). */

@@ -11,11 +11,11 @@
 import { randomUUID } from 'node:crypto';
 import { APPROVAL_ON_STORE_FAILURE, toApprovalFact, type Approval } from '../core/approvals.js';
 import { argsDigest } from '../core/digest.js';
-import { toError } from '../core/errors.js';
+import { ErrorCode, PlangateError, toError } from '../core/errors.js';
 import { FAILURE_SHOWN_TO_AGENTS, withoutPolicy } from '../core/failopen.js';
 import type { Decision, PolicyInput } from '../core/types.js';
 import type { ApprovalAuditEvent } from '../audit/approvals.js';
-import type { ApprovalStore } from '../facts/approvals.js';
+import type { ApprovalQuery, ApprovalStore } from '../facts/approvals.js';
 import { isoTime } from './iso.js';
 
 export interface SettleOptions {
@@ -117,4 +117,71 @@ export function approvalWhileFailing(decision: Partial<Decision> & { agent: stri
       `(${FAILURE_SHOWN_TO_AGENTS.store}), so the call is refused and no request is recorded. Retry in a moment.`,
     failClosed: { cause: 'store', reason },
   } as Decision;
+}
+
+/** Who answers a request: a token's role and name (the CLI acts as an operator). */
+export interface ApproverPrincipal {
+  role: string;
+  name: string;
+}
+
+/** Approvers' side of the human gate: list, read, approve, deny. */
+export interface ApprovalDesk {
+  list(query?: ApprovalQuery): Promise<Approval[]>;
+  get(id: string): Promise<Approval>;
+  /** Grants a pending request; `forbidden` unless the principal may approve it (policy: approver_allowed). */
+  approve(id: string, by: ApproverPrincipal): Promise<Approval>;
+  /** Denies a pending request, with a reason. */
+  deny(id: string, by: ApproverPrincipal, reason: string): Promise<Approval>;
+}
+
+/**
+ * The approvers' desk on a store. Whether a principal may answer is the
+ * policy's (approver_allowed); without a policy only an operator may.
+ *
+ * @example
+ * await createApprovalDesk({ store, evaluator, clock, audit }).approve(id, { role: 'approver', name: 'ops-alice' });
+ */
+export function createApprovalDesk(o: {
+  store: ApprovalStore;
+  evaluator: () => { approverAllowed?(input: { principal: ApproverPrincipal; request: { approvers: Approval['approvers'] } }): boolean };
+  clock: () => number;
+  audit: (event: ApprovalAuditEvent) => Promise<void>;
+}): ApprovalDesk {
+  async function get(id: string): Promise<Approval> {
+    const a = await o.store.getApproval(id);
+    if (!a) throw new PlangateError(ErrorCode.NotFound, `unknown approval: ${id}`);
+    return a;
+  }
+  function allowed(by: ApproverPrincipal, a: Approval): void {
+    const evaluator = o.evaluator();
+    const may = evaluator.approverAllowed
+      ? evaluator.approverAllowed({ principal: { role: by.role, name: by.name }, request: { approvers: a.approvers } })
+      : by.role === 'operator';
+    if (!may) {
+      throw new PlangateError(ErrorCode.NotApprover, `${by.name} (${by.role}) may not answer approval ${a.id}: it needs ${describeApprovers(a.approvers)}, or an operator`);
+    }
+  }
+  async function answer(id: string, by: ApproverPrincipal, status: 'granted' | 'denied', reason?: string): Promise<Approval> {
+    allowed(by, await get(id));
+    const done = await o.store.answerApproval(id, { status, by: by.name, at: o.clock(), ...(reason !== undefined ? { reason } : {}) });
+    const base = { time: isoTime(done.decidedAt as number), agent: done.seat, tool: done.tool, runId: done.runId, approvalId: done.id, digest: done.digest };
+    await o.audit(status === 'granted'
+      ? { type: 'ApprovalGranted', ...base, by: by.name, expiresAt: isoTime(done.expiresAt as number) }
+      : { type: 'ApprovalDenied', ...base, by: by.name, reason: done.reason ?? '' });
+    return done;
+  }
+  return {
+    list: (query) => o.store.listApprovals(query),
+    get,
+    approve: (id, by) => answer(id, by, 'granted'),
+    deny: (id, by, reason) => answer(id, by, 'denied', reason),
+  };
+}
+
+/** Who may approve, in words: `the approver role, or ops-alice`. */
+export function describeApprovers(a: Approval['approvers']): string {
+  const roles = a.roles.map((r) => `the ${r} role`);
+  const parts = [...roles, ...a.names];
+  return parts.length === 0 ? 'no one named by the rule' : parts.join(', or ');
 }

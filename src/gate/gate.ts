@@ -19,7 +19,7 @@ import { planningRefusalEvent, refusalError } from './refusals.js';
 import { decideWithFacts, explainWithFacts, type Resolutions } from './with-facts.js';
 import { createRuns, type Delegations, type Runs } from './runs.js';
 import { checkAgentPost } from './posting.js';
-import { approvalWhileFailing, settleApproval } from './approvals.js';
+import { approvalWhileFailing, createApprovalDesk, settleApproval, type ApprovalDesk } from './approvals.js';
 import type { ApprovalStore } from '../facts/approvals.js';
 
 /** The store methods the gate uses. */
@@ -121,6 +121,8 @@ export interface Gate {
   delegations: Delegations;
   /** The last known active holds, kept for when the store fails (core/failclosed.ts). */
   knownHolds: KnownHolds;
+  /** The human gate's requests: list, read, approve, deny (an agent never answers one). */
+  approvals: ApprovalDesk;
 }
 
 /** Messages of context per thread fetched for explanations. */
@@ -290,6 +292,7 @@ export function createGate(options: GateOptions): Gate {
     },
     holds: createHolds({ store: options.store, evaluator: current, clock, audit, onHold: (agent, hold, since) => known.set(agent, hold, since), mark: () => known.mark() }),
     knownHolds: known,
+    approvals: createApprovalDesk({ store: options.store, evaluator: current, clock, audit }),
     ...createRuns(options.store, clock),
     async settingsFor(agent) {
       const seat = await options.store.lineage(checkCall({ agent, tool: 'x' }, 0).agent);

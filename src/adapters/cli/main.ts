@@ -8,6 +8,7 @@ import { undecidable } from '../hook/pretooluse.js';
 import { EXIT, exitFor, usageExit } from './exit.js';
 import { printError, processIo, type Io } from './io.js';
 import { registerAudit } from './commands/audit.js';
+import { registerApprovals } from './commands/approvals.js';
 import { registerBlueprint } from './commands/blueprint.js';
 import { registerCheck } from './commands/check.js';
 import { registerCompile } from './commands/compile.js';
@@ -64,6 +65,7 @@ export function buildProgram(io: Io, setExit: (status: number) => void): Command
   registerSay(program, ctx);
   registerDecide(program, ctx);
   registerHolds(program, ctx);
+  registerApprovals(program, ctx);
   registerAudit(program, ctx);
   registerRuns(program, ctx);
   registerCompile(program, ctx);

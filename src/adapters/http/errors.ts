@@ -50,6 +50,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [HttpCode.Forbidden]: 403,
   [HttpCode.SeatMismatch]: 403,
   [ErrorCode.ClaimRefused]: 403,
+  [ErrorCode.NotApprover]: 403,
   [ErrorCode.NotFound]: 404,
   [HttpCode.RouteNotFound]: 404,
   [HttpCode.NoExecutor]: 404,

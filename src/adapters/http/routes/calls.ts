@@ -111,7 +111,9 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
       const agent = seatOf(ctx.principal, b.agent, "the body's agent");
       // Every argument the policy needs is given or named as left out (too large): never a silently truncated view.
       const shown = b.arguments ? argsForPolicy(b.arguments) : undefined;
-      const decision = await deps.decide(callOf(agent, { ...b, ...(shown ? { args: shown.args, omittedArgs: shown.omitted } : {}) }, b.name), AGENT_CLAIMS);
+      // An approval is bound to the whole arguments (callArgs), not the policy's view of them.
+      const call = { ...callOf(agent, { ...b, ...(shown ? { args: shown.args, omittedArgs: shown.omitted } : {}) }, b.name), ...(b.arguments ? { callArgs: b.arguments } : {}) };
+      const decision = await deps.decide(call, AGENT_CLAIMS);
       if (!decision.allowed) return { status: REFUSED_STATUS, body: refusalBody(decision) };
       // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
       if (decision.channelCall === true) return reviewerChannelReply(deps, agent, b.arguments, b.runId);
