@@ -28,6 +28,8 @@ export const SNIPPETS = {
   reviewer: { file: 'docs/guides/testing-rule-changes.md', heading: '## What a reviewer sees', lang: 'console' },
   hookRules: { file: 'docs/guides/agent-hooks.md', heading: '# Agent-host hooks', lang: 'yaml' },
   environment: { file: 'docs/reference/environment.md', heading: '## Configuration from the environment', lang: 'console' },
+  approvalsRule: { file: 'docs/concepts/approvals.md', heading: '## The rule', lang: 'yaml' },
+  approvalsCli: { file: 'docs/concepts/approvals.md', heading: '## Approving', lang: 'console' },
 } as const satisfies Record<string, SnippetPlace>;
 
 export type SnippetKey = keyof typeof SNIPPETS;
