@@ -1,23 +1,39 @@
 /**
- * npm run bench:hook — what `plangate hook` costs an agent host per tool
- * call: the wall time of one `plangate hook` process (start, open the rules,
- * the policy and the SQLite store, decide, answer), for a refused call and an
- * allowed one, against Node's own start (`node -e 0`), which any hook
- * written for Node pays. Runs the built CLI (bin/plangate.js over dist/), as
- * a host does: `npm run build` first.
+ * npm run bench:hook — what an agent host's pre-tool hook costs per tool
+ * call, three ways, on the same Claude Code payloads (a refused Write and an
+ * allowed read):
+ *
+ * - `POST /v1/hooks/claude-code` to a running `plangate serve`, from a
+ *   client on the same machine (a keep-alive connection, as Claude Code's
+ *   `type: "http"` hook holds one): target p99 ≤ 5 ms;
+ * - `bin/plangate-hook-forward claude-code`, the sh + curl command for
+ *   command-only hosts, one process per call: target p99 ≤ 30 ms;
+ * - `plangate hook --format claude-code`, one Node process per call (start,
+ *   open the rules, the policy and the SQLite store, decide, answer),
+ *   against Node's own start (`node -e 0`): target p50 ≤ Node's + 60 ms.
+ *
+ * Runs the built CLI (bin/plangate.js over dist/), as a host does: `npm run
+ * build` first. BENCH_HOOK_RUNS (default 40) sets the process runs,
+ * BENCH_HOOK_FORWARD_RUNS (default 200) the forwarder's, BENCH_HOOK_HTTP_RUNS
+ * (default 4000) the requests.
  *
  * @example
  * npm run build && npm run bench:hook
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { percentile, round } from './stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'plangate.js');
+const FORWARD = join(ROOT, 'bin', 'plangate-hook-forward');
 const RUNS = Number(process.env['BENCH_HOOK_RUNS'] ?? 40);
+const FORWARD_RUNS = Number(process.env['BENCH_HOOK_FORWARD_RUNS'] ?? 200);
+const HTTP_RUNS = Number(process.env['BENCH_HOOK_HTTP_RUNS'] ?? 4000);
+const TOKEN = 'bench-hook-worker-token-0123456789';
 
 function payload(tool: string, input: object): string {
   return JSON.stringify({
@@ -26,37 +42,99 @@ function payload(tool: string, input: object): string {
   });
 }
 
-/** Wall times in ms of `runs` runs of `args`, with `stdin`; checks each answer with `expect`. */
-function time(args: string[], stdin: string, expect: (out: string) => boolean): Float64Array {
-  const ms = new Float64Array(RUNS);
-  for (let i = 0; i < RUNS; i++) {
+/** The payloads every form is timed on, alternately, with how to tell its answer. */
+const CALLS = [
+  { stdin: payload('Write', { file_path: '/tmp/x', content: 'hi' }), ok: (out: string) => out.includes('"deny"') },
+  { stdin: payload('github.get_issue', { number: 1 }), ok: (out: string) => out.startsWith('{') && !out.includes('"deny"') },
+];
+
+/** Wall times in ms of `n` runs of a command, with each payload in turn on stdin; checks each answer. */
+function timeProcess(n: number, command: string, args: string[], env: NodeJS.ProcessEnv, calls = CALLS): Float64Array {
+  const ms = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const call = calls[i % calls.length]!;
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, { input: stdin, encoding: 'utf8' });
+    const r = spawnSync(command, args, { input: call.stdin, encoding: 'utf8', env });
     ms[i] = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (r.status !== 0 || !expect(r.stdout)) throw new Error(`${args.join(' ')} answered ${r.status}: ${r.stdout}${r.stderr}`);
+    if (r.status !== 0 || !call.ok(r.stdout)) throw new Error(`${command} ${args.join(' ')} answered ${r.status}: ${r.stdout}${r.stderr}`);
   }
   return ms.sort();
 }
 
-function main(): void {
+/** Wall times in ms of `n` hook requests over one keep-alive connection, after a warm-up. */
+async function timeHttp(n: number, url: string): Promise<Float64Array> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (body: string) => new Promise<string>((resolve, reject) => {
+    const req = http.request(`${url}/v1/hooks/claude-code`, { method: 'POST', agent, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  for (let i = 0; i < 200; i++) await post(CALLS[i % CALLS.length]!.stdin);
+  const ms = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const call = CALLS[i % CALLS.length]!;
+    const t0 = process.hrtime.bigint();
+    const out = await post(call.stdin);
+    ms[i] = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (!call.ok(out)) throw new Error(`POST /v1/hooks/claude-code answered ${out}`);
+  }
+  agent.destroy();
+  return ms.sort();
+}
+
+/** Starts the built `plangate serve` on a free loopback port; its URL and a stop. */
+async function startServe(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /serving (http:\/\/\S+) /.exec(err);
+      if (m) resolve(m[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`plangate serve exited ${code}: ${err}`)));
+  });
+  return { url, stop: () => void child.kill('SIGTERM') };
+}
+
+function row(name: string, ms: Float64Array): string {
+  const cell = (v: number) => String(round(v, 1)).padStart(8);
+  return `${name.padEnd(46)}${String(ms.length).padStart(6)}${cell(percentile(ms, 50))}${cell(percentile(ms, 90))}${cell(percentile(ms, 99))}${cell(ms[ms.length - 1] as number)}`;
+}
+
+async function main(): Promise<void> {
   if (!existsSync(join(ROOT, 'dist', 'adapters', 'cli', 'main.js'))) throw new Error('bench:hook runs the built CLI: npm run build first');
   const dir = mkdtempSync(join(os.tmpdir(), 'plangate-bench-hook-'));
+  cpSync(join(ROOT, 'examples', 'rules'), join(dir, 'rules'), { recursive: true });
+  const paths = { PLANGATE_RULES: join(dir, 'rules'), PLANGATE_STORE: join(dir, 'store.db'), PLANGATE_AUDIT: join(dir, 'audit.jsonl') };
+  const serve = await startServe({ PATH: process.env['PATH'], ...paths, PLANGATE_PORT: '0', PLANGATE_TOKENS: `agent:0xWORKER=${TOKEN}` });
   try {
-    cpSync(join(ROOT, 'examples', 'rules'), join(dir, 'rules'), { recursive: true });
-    const hook = [BIN, 'hook', '--agent', '0xWORKER', '--rules', join(dir, 'rules'), '--store', join(dir, 'store.db'), '--audit', join(dir, 'audit.jsonl')];
-    const rows: Array<[string, Float64Array]> = [
-      ['node -e 0 (Node starting)', time(['-e', '0'], '', () => true)],
-      ['plangate hook, refused (Write)', time(hook, payload('Write', { file_path: '/tmp/x', content: 'hi' }), (out) => out.includes('"deny"'))],
-      ['plangate hook, allowed (a read)', time(hook, payload('github.get_issue', { number: 1 }), (out) => !out.includes('"deny"'))],
+    const viaHttp = await timeHttp(HTTP_RUNS, serve.url);
+    const forwarded = timeProcess(FORWARD_RUNS, 'sh', [FORWARD, 'claude-code'], { PATH: process.env['PATH'], PLANGATE_URL: serve.url, PLANGATE_TOKEN: TOKEN });
+    const node = timeProcess(RUNS, process.execPath, ['-e', '0'], process.env, [{ stdin: '', ok: () => true }]);
+    const hook = timeProcess(RUNS, process.execPath, [BIN, 'hook', '--agent', '0xWORKER', '--format', 'claude-code'], { ...process.env, ...paths });
+    const lines = [
+      `${'per tool call, ms'.padEnd(46)}${'runs'.padStart(6)}${'p50'.padStart(8)}${'p90'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}`,
+      row('POST /v1/hooks/claude-code (keep-alive)', viaHttp),
+      row('plangate-hook-forward claude-code (sh + curl)', forwarded),
+      row('node -e 0 (Node starting)', node),
+      row('plangate hook --format claude-code', hook),
+      '',
+      `POST /v1/hooks p99 ${round(percentile(viaHttp, 99), 2)} ms (target ≤ 5): ${percentile(viaHttp, 99) <= 5 ? 'met' : 'MISSED'}`,
+      `forwarder p99 ${round(percentile(forwarded, 99), 1)} ms (target ≤ 30): ${percentile(forwarded, 99) <= 30 ? 'met' : 'MISSED'}`,
+      `plangate hook p50 − node p50 = ${round(percentile(hook, 50) - percentile(node, 50), 1)} ms (target ≤ 60): ${percentile(hook, 50) - percentile(node, 50) <= 60 ? 'met' : 'MISSED'}`,
+      `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, load ${os.loadavg().map((l) => round(l, 2)).join(' ')}, Node ${process.version}`,
     ];
-    const out = [`${RUNS} runs each, ms      ${'p50'.padStart(8)}${'p90'.padStart(8)}${'max'.padStart(8)}`];
-    for (const [name, ms] of rows) {
-      out.push(`${name.padEnd(32)}${String(round(percentile(ms, 50), 1)).padStart(8)}${String(round(percentile(ms, 90), 1)).padStart(8)}${String(round(ms[ms.length - 1] as number, 1)).padStart(8)}`);
-    }
-    process.stdout.write(`${out.join('\n')}\n`);
+    process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
+    serve.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main();
+await main();

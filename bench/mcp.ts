@@ -44,6 +44,14 @@ const SESSIONS = 32;
 const CALLS = Number(process.env['MCP_BENCH_CALLS'] ?? 4000);
 const WARMUP = 500;
 const THROUGHPUT_MS = Number(process.env['MCP_BENCH_THROUGHPUT_MS'] ?? 10_000);
+/** Rounds of the 1 MiB result. */
+const BIG_CALLS = Number(process.env['MCP_BENCH_BIG_CALLS'] ?? 200);
+/**
+ * Another checkout of plangate (e.g. a `git worktree` of main) whose gateway is measured in the
+ * same rounds, beside this one's: `MCP_BENCH_BASE=/path/to/checkout`.
+ */
+const BASE = process.env['MCP_BENCH_BASE'];
+const BASE_CLI = BASE ? join(BASE, 'test', 'http', 'cli-child.ts') : undefined;
 
 const RULES = `
 planRequired:
@@ -108,6 +116,13 @@ async function stdioClient(command: string, args: string[]): Promise<Client> {
 async function echo(c: Client, i: number): Promise<void> {
   const r = await c.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
   if (r.isError) throw new Error(`refused: ${JSON.stringify(r.structuredContent)}`);
+}
+
+async function big(c: Client): Promise<void> {
+  const r = await c.callTool({ name: 'big', arguments: {} });
+  if (r.isError) throw new Error(`refused: ${JSON.stringify(r.structuredContent)}`);
+  const text = (r.content as Array<{ text?: string }>)[0]?.text;
+  if (text?.length !== 1024 * 1024) throw new Error('the 1 MiB result came back cut');
 }
 
 type Op = (i: number) => Promise<void>;
@@ -188,8 +203,17 @@ export async function runMcpBench({ log }: { log: Log }) {
     const directStdio = await stdioClient(process.execPath, ['--import', 'tsx', UPSTREAM, 'stdio']);
     const gatedStdio = await stdioClient(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--agent', seat(0), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
     const floorStdio = await stdioClient(process.execPath, ['--import', 'tsx', PROXY, 'stdio', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
-    clients.push(directStdio, gatedStdio, floorStdio);
-    const stdio = await rounds(CALLS, WARMUP, { direct: (i) => echo(directStdio, i), floor: (i) => echo(floorStdio, i), gateway: (i) => echo(gatedStdio, i) });
+    const baseStdio = BASE_CLI ? await stdioClient(process.execPath, ['--import', 'tsx', BASE_CLI, ...global, 'mcp', '--agent', seat(1), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']) : undefined;
+    clients.push(directStdio, gatedStdio, floorStdio, ...(baseStdio ? [baseStdio] : []));
+    const stdio = await rounds(CALLS, WARMUP, {
+      direct: (i) => echo(directStdio, i), floor: (i) => echo(floorStdio, i), gateway: (i) => echo(gatedStdio, i),
+      ...(baseStdio ? { base: (i: number) => echo(baseStdio, i) } : {}),
+    } as Record<'direct' | 'floor' | 'gateway' | 'base', Op>);
+    log(`mcp: stdio, a 1 MiB result, ${BIG_CALLS} rounds`);
+    const stdioBig = await rounds(BIG_CALLS, 20, {
+      direct: () => big(directStdio), floor: () => big(floorStdio), gateway: () => big(gatedStdio),
+      ...(baseStdio ? { base: () => big(baseStdio) } : {}),
+    } as Record<'direct' | 'floor' | 'gateway' | 'base', Op>);
 
     log('mcp: Streamable HTTP, direct vs through plangate mcp --listen');
     const up = spawn(process.execPath, ['--import', 'tsx', UPSTREAM, 'http'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -208,8 +232,25 @@ export async function runMcpBench({ log }: { log: Log }) {
     const directHttp = await httpClient(upUrl);
     const gatedHttp = await httpClient(gwUrl, token(0));
     const floorHttp = await httpClient(pxUrl);
-    clients.push(directHttp, gatedHttp, floorHttp);
-    const http = await rounds(CALLS, WARMUP, { direct: (i) => echo(directHttp, i), floor: (i) => echo(floorHttp, i), gateway: (i) => echo(gatedHttp, i) });
+    let baseHttp: Client | undefined;
+    if (BASE_CLI) {
+      const bg = spawn(process.execPath, ['--import', 'tsx', BASE_CLI, ...global, 'mcp', '--listen', '127.0.0.1:0', '--upstream', `bench=${upUrl}`], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, PLANGATE_TOKENS: tokens },
+      });
+      children.push(bg);
+      baseHttp = await httpClient((await readLine(bg, 'stderr', /serving (http:\S+) /))[1] as string, token(1));
+    }
+    clients.push(directHttp, gatedHttp, floorHttp, ...(baseHttp ? [baseHttp] : []));
+    const http = await rounds(CALLS, WARMUP, {
+      direct: (i) => echo(directHttp, i), floor: (i) => echo(floorHttp, i), gateway: (i) => echo(gatedHttp, i),
+      ...(baseHttp ? { base: (i: number) => echo(baseHttp, i) } : {}),
+    } as Record<'direct' | 'floor' | 'gateway' | 'base', Op>);
+    log(`mcp: Streamable HTTP, a 1 MiB result, ${BIG_CALLS} rounds`);
+    const httpBig = await rounds(BIG_CALLS, 20, {
+      direct: () => big(directHttp), floor: () => big(floorHttp), gateway: () => big(gatedHttp),
+      ...(baseHttp ? { base: () => big(baseHttp) } : {}),
+    } as Record<'direct' | 'floor' | 'gateway' | 'base', Op>);
 
     log(`mcp: throughput, ${SESSIONS} concurrent sessions, ${THROUGHPUT_MS / 1000} s each`);
     const directMany = await Promise.all(Array.from({ length: SESSIONS }, () => httpClient(upUrl)));
@@ -239,6 +280,25 @@ export async function runMcpBench({ log }: { log: Log }) {
         http: { sdk: added(http.direct, http.floor), plangate: added(http.floor, http.gateway) },
       },
       throughput: { gateway: gatewayTp, floor: floorTp, direct: directTp },
+      /** The 1 MiB result: each way's latency, and what the gateway adds beside the floor. */
+      big: {
+        calls: BIG_CALLS,
+        latency: {
+          stdioDirect: summarize(stdioBig.direct), stdioFloor: summarize(stdioBig.floor), stdioGateway: summarize(stdioBig.gateway),
+          httpDirect: summarize(httpBig.direct), httpFloor: summarize(httpBig.floor), httpGateway: summarize(httpBig.gateway),
+        },
+        stdio: { sdk: added(stdioBig.direct, stdioBig.floor), plangate: added(stdioBig.floor, stdioBig.gateway), ...(stdioBig.base ? { base: added(stdioBig.floor, stdioBig.base) } : {}) },
+        http: { sdk: added(httpBig.direct, httpBig.floor), plangate: added(httpBig.floor, httpBig.gateway), ...(httpBig.base ? { base: added(httpBig.floor, httpBig.base) } : {}) },
+      },
+      /** The other checkout's gateway (MCP_BENCH_BASE) in the same rounds: what it adds beyond the floor. */
+      ...(BASE ? {
+        base: {
+          checkout: BASE,
+          latency: { stdio: summarize(stdio.base), http: summarize(http.base) },
+          stdio: added(stdio.floor, stdio.base),
+          http: added(http.floor, http.base),
+        },
+      } : {}),
       targets: {} as Record<string, boolean>,
     };
     for (const [name, a] of [['stdio', results.addedLatency.stdio], ['http', results.addedLatency.http]] as const) {
@@ -276,6 +336,19 @@ export function formatMcpBench(r: Awaited<ReturnType<typeof runMcpBench>>): stri
       addedLine(`added, ${k}, gateway − direct`, r.addedLatency[k]),
       addedLine(`added, ${k}, floor − direct`, r.floor[k].sdk),
       addedLine(`added, ${k}, gateway − floor`, r.floor[k].plangate),
+      ...(r.base ? [addedLine(`added, ${k}, base gateway − floor`, r.base[k])] : []),
+    ]),
+    `1 MiB result (µs; ${r.big.calls} rounds)`,
+    row('stdio, direct', r.big.latency.stdioDirect),
+    row('stdio, the SDK alone (floor)', r.big.latency.stdioFloor),
+    row('stdio, through plangate mcp', r.big.latency.stdioGateway),
+    row('Streamable HTTP, direct', r.big.latency.httpDirect),
+    row('Streamable HTTP, the SDK alone', r.big.latency.httpFloor),
+    row('Streamable HTTP, through the gateway', r.big.latency.httpGateway),
+    ...(['stdio', 'http'] as const).flatMap((k) => [
+      addedLine(`1 MiB, ${k}, floor − direct`, r.big[k].sdk),
+      addedLine(`1 MiB, ${k}, gateway − floor`, r.big[k].plangate),
+      ...('base' in r.big[k] && r.big[k].base ? [addedLine(`1 MiB, ${k}, base gateway − floor`, r.big[k].base)] : []),
     ]),
     `load average ${r.machine.loadAtStart.join(' ')} at start, ${r.machine.loadAtEnd.join(' ')} at end`,
     tp('throughput, gateway', r.throughput.gateway),

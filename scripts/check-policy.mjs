@@ -12,11 +12,13 @@ const CHECKS = ['opa fmt', 'opa check --strict', `opa test (coverage >= ${COVERA
 
 const opa = findOpa();
 if (!opa) {
+  // Under CI=true the checks must run: a missing OPA fails, never skips.
+  const ci = process.env.CI === 'true';
   console.error(
-    `\n!!! OPA CLI not found: SKIPPED ${CHECKS.join(', ')}. Install it with: ` +
+    `\n!!! OPA CLI not found: ${ci ? 'FAILED (CI=true)' : 'SKIPPED'} ${CHECKS.join(', ')}. Install it with: ` +
       `GOBIN=$PWD/.tools/bin go install github.com/open-policy-agent/opa@${OPA_VERSION} !!!\n`,
   );
-  process.exit(0);
+  process.exit(ci ? 1 : 0);
 }
 if (opa.version !== OPA_VERSION.replace(/^v/, '')) {
   console.error(`check-policy: opa ${opa.version} found, ${OPA_VERSION} pinned; the staleness check needs the pinned version`);

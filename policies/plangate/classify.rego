@@ -3,9 +3,12 @@
 # description: |
 #   A tool's class comes from the rules: an exact name first, then the most
 #   specific matching pattern, then the tool's MCP annotations (advisory:
-#   destructiveHint → effect, readOnlyHint → read), then the rules' default
-#   class (effect unless the rules say otherwise).
+#   destructiveHint → effect, readOnlyHint → read) where the rules trust its
+#   upstream for that (plangate.pins.annotations_trusted), then the rules'
+#   default class (effect unless the rules say otherwise).
 package plangate.classify
+
+import data.plangate.pins
 
 # Ties between equally specific patterns go to the stricter class.
 rank := {"say": 0, "read": 1, "effect": 2, "spend": 3}
@@ -127,14 +130,17 @@ class_of(tool) := class if {
 } else := default_class
 
 # annotation_class reads the hints the upstream MCP server gave the tool of
-# the call being decided, where no rule names it. Hints are advisory: a
-# destructive hint wins over a contradicting read-only one, and a tool
-# without either falls to the default class.
+# the call being decided, where no rule names it and the rules trust that
+# upstream's annotations. Hints are advisory: a destructive hint wins over a
+# contradicting read-only one, and a tool without either falls to the
+# default class.
 annotation_class(tool) := "effect" if {
 	tool == input.call.tool
+	pins.annotations_trusted
 	input.call.annotations.destructiveHint == true
 } else := "read" if {
 	tool == input.call.tool
+	pins.annotations_trusted
 	input.call.annotations.readOnlyHint == true
 }
 

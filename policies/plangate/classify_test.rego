@@ -194,17 +194,36 @@ test_class_is_the_class_of_the_calls_tool if {
 	classify.class == "read" with input as {"call": {"tool": "github.get_pr"}} with data.plangate.rules as indexed
 }
 
-annotated(tool, hints) := {"call": {"tool": tool, "annotations": hints}}
+# annotated: a call through the gateway from the upstream fs, with the tool's hints.
+annotated(tool, hints) := {"call": {"tool": tool, "annotations": hints, "mcp": {"upstream": "fs", "tool": tool, "digest": "sha256:00"}}}
+
+# trusting: the rules, trusting the fs upstream's annotations.
+trusting(rules) := object.union(rules, {"mcp": {"trustAnnotations": ["fs"]}})
+
+test_the_gateways_own_hints_classify if {
+	classify.class_of("prompts/get") == "read" with data.plangate.rules as github
+		with input as {"call": {"tool": "prompts/get", "annotations": {"readOnlyHint": true}, "mcp": {"upstream": "fs", "tool": "prompts/get", "own": true}}}
+}
+
+test_annotations_of_an_untrusted_upstream_do_not_classify if {
+	# not trusted by default, nor when the rules trust another upstream, nor without the gateway's fact
+	classify.class_of("list_directory") == "effect" with data.plangate.rules as github
+		with input as annotated("list_directory", {"readOnlyHint": true})
+	classify.class_of("list_directory") == "effect" with data.plangate.rules as object.union(github, {"mcp": {"trustAnnotations": ["other"]}})
+		with input as annotated("list_directory", {"readOnlyHint": true})
+	classify.class_of("list_directory") == "effect" with data.plangate.rules as trusting(github)
+		with input as {"call": {"tool": "list_directory", "annotations": {"readOnlyHint": true}}}
+}
 
 test_annotations_classify_where_the_rules_are_silent if {
-	classify.class_of("list_directory") == "read" with data.plangate.rules as github
+	classify.class_of("list_directory") == "read" with data.plangate.rules as trusting(github)
 		with input as annotated("list_directory", {"readOnlyHint": true})
-	classify.class_of("write_file") == "effect" with data.plangate.rules as github
+	classify.class_of("write_file") == "effect" with data.plangate.rules as trusting(github)
 		with input as annotated("write_file", {"readOnlyHint": false, "destructiveHint": true})
 }
 
 test_a_destructive_hint_beats_a_contradicting_read_only_hint if {
-	classify.class_of("wipe") == "effect" with data.plangate.rules as tools("read", {}, [])
+	classify.class_of("wipe") == "effect" with data.plangate.rules as trusting(tools("read", {}, []))
 		with input as annotated("wipe", {"readOnlyHint": true, "destructiveHint": true})
 }
 

@@ -1,9 +1,11 @@
 # METADATA
 # title: How the checks compose
 # description: |
-#   Four checks, in this order: the read guard, then the planning hold, then
+#   Five checks, in this order: the tool's pin (a pinned MCP tool whose
+#   definition changed), the read guard, then the planning hold, then
 #   plan-required, then the human gate (approvals): a call refused for a
-#   missing plan is refused before any approval is asked for. The first that refuses decides the call: its code and
+#   missing plan is refused before any approval is asked for. The first that
+#   refuses decides the call: its code and
 #   message are the decision's, and `check` names it. `checks` reports every
 #   check's own verdict, so a refusal also shows what the later checks would
 #   have said. The reviewer channel is how a plan is sent, so plan-required
@@ -13,6 +15,7 @@ package plangate.compose
 import data.plangate.approval
 import data.plangate.classify
 import data.plangate.hold
+import data.plangate.pins
 import data.plangate.plan_required
 import data.plangate.planning
 import data.plangate.plans
@@ -20,7 +23,7 @@ import data.plangate.read_guard
 import data.plangate.settings
 import data.plangate.trust
 
-order := ["read_guard", "planning_hold", "plan_required", "approval"]
+order := ["tool_pin", "read_guard", "planning_hold", "plan_required", "approval"]
 
 # channel_call: the call is to the reviewer channel in force for the seat.
 # Only a tool named as a reviewer channel somewhere in the rules needs the
@@ -49,6 +52,7 @@ pr_detail := {"code": plan_required.code} if {
 } else := {}
 
 checks := {
+	"toolPin": pins.verdict,
 	"readGuard": read_guard.verdict,
 	"planningHold": object.union(hold.verdict, {"channelCall": channel_call}),
 	"planRequired": pr_verdict,
@@ -58,7 +62,9 @@ checks := {
 # It, the code and the message have a value for every call: a rule without
 # one is worked out again wherever it is referenced, a rule with one once
 # per decision.
-deciding := "read_guard" if {
+deciding := "tool_pin" if {
+	pins.refused
+} else := "read_guard" if {
 	read_guard.refused
 } else := "planning_hold" if {
 	hold.refused
@@ -73,7 +79,9 @@ deciding := "read_guard" if {
 # The refusal of the deciding check; with none, plan-required's would-be
 # refusal in shadow mode; else "". Its message is built only for the check
 # that decides, and is "" when it cannot be built (see complete).
-code := read_guard.code if {
+code := pins.code if {
+	deciding == "tool_pin"
+} else := read_guard.code if {
 	deciding == "read_guard"
 } else := hold.code if {
 	deciding == "planning_hold"
@@ -86,6 +94,9 @@ code := read_guard.code if {
 } else := ""
 
 message := m if {
+	deciding == "tool_pin"
+	m := pins.message
+} else := m if {
 	deciding == "read_guard"
 	m := read_guard.message
 } else := m if {

@@ -11,8 +11,34 @@ decide(inp) := d if {
 	d := plangate.decision with input as inp with data.plangate.rules as gx.rules
 }
 
-test_the_order_is_read_guard_then_hold_then_plan_required_then_approval if {
-	compose.order == ["read_guard", "planning_hold", "plan_required", "approval"]
+test_the_order_is_pin_then_read_guard_then_hold_then_plan_required_then_approval if {
+	compose.order == ["tool_pin", "read_guard", "planning_hold", "plan_required", "approval"]
+}
+
+# through_gateway: a call of fs's write_file through the gateway, its definition's digest now.
+through_gateway(inp, digest) := object.union(inp, {"call": {"mcp": {"upstream": "fs", "tool": "write_file", "digest": digest}}})
+
+test_a_changed_pinned_tool_is_refused_first if {
+	# held, no plan, and a changed definition: the pin decides
+	d := decide(through_gateway(gx.held("fs__write_file", {}), "sha256:bb"))
+	d.allowed == false
+	d.check == "tool_pin"
+	d.code == "tool_changed:fs__write_file"
+	startswith(d.message, "tool_changed:fs__write_file - the definition of fs__write_file (write_file on the upstream fs)")
+	d.checks.toolPin == {"state": "changed", "refused": true}
+	d.checks.planningHold.refused == true
+}
+
+test_a_matching_pin_and_no_pin_are_decided_as_before if {
+	m := fx.plan("m1", fx.minute)
+	pinned := decide(through_gateway(gx.call("fs__write_file", {}, {"messages": [m]}), "sha256:aa"))
+	pinned.allowed == true
+	pinned.checks.toolPin == {"state": "pinned", "refused": false}
+	unpinned := decide(gx.call(fx.merge, {}, {"messages": [m]}))
+	unpinned.allowed == true
+	unpinned.checks.toolPin == {"state": "unpinned", "refused": false}
+	hot := plangate.decide with input as through_gateway(gx.call("fs__write_file", {}, {}), "sha256:bb") with data.plangate.rules as gx.rules
+	hot.code == "tool_changed:fs__write_file"
 }
 
 test_read_guard_wins_over_the_hold if {

@@ -50,7 +50,10 @@ read_guard := {"tools": {
 }}
 
 # rules: side_effects everywhere, with the planning gate and the read guard.
-rules := object.union(fx.side_effects, {"tools": tools, "planningGate": planning_gate, "readGuard": read_guard})
+rules := object.union(fx.side_effects, {"tools": tools, "planningGate": planning_gate, "readGuard": read_guard, "mcp": mcp})
+
+# mcp: the filesystem upstream's annotations are trusted; one of its tools is pinned.
+mcp := {"trustAnnotations": ["fs"], "pins": {"fs": {"write_file": "sha256:aa"}}}
 
 # rules_off: the same without any planning-gate settings (everything built in).
 rules_off := object.union(fx.side_effects, {"tools": tools, "readGuard": read_guard})

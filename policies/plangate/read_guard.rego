@@ -38,7 +38,7 @@ max_paths := 64
 
 # builtin_specs are the read tools of the MCP reference filesystem server,
 # and an MCP gateway's resources/read of a file: URI (the gateway gives its
-# path). They apply also behind a gateway's `<upstream>__` namespace or a
+# path; a resource of another scheme is not guarded). They apply also behind a gateway's `<upstream>__` namespace or a
 # host's `mcp__<server>__` prefix; a listing in the rules replaces them.
 builtin_specs := {
 	"resources/read": {"path": "path", "range": []},
@@ -53,11 +53,23 @@ bare_name := parts[count(parts) - 1] if parts := split(input.call.tool, "__")
 
 # Every built-in read tool's name has "read" in it: other tools skip the lookup.
 spec := s if {
+	not other_resource
 	s := data.plangate.rules.readGuard.tools[input.call.tool]
 } else := s if {
 	contains(input.call.tool, "read")
+	not other_resource
 	s := builtin_specs[bare_name]
 }
+
+# other_resource: a resources/read of a URI that is not a file: URI (memo://,
+# https://, …). The guard measures files only; such a resource has no path to
+# judge, so it is not the guard's to refuse.
+other_resource if {
+	bare_name == "resources/read"
+	not file_uri
+}
+
+file_uri if startswith(input.call.args.uri, "file:")
 
 max_setting := planning.in_force("readGuardMaxBytes")
 

@@ -230,8 +230,13 @@ test_message_says_to_sample_or_search if {
 	contains(c, "read a part of it with a tool that takes a range")
 }
 
-# fs_call is a call to a filesystem server tool, classified by its read-only annotation.
-fs_call(tool, args, extra) := object.union(gx.call(tool, args, extra), {"call": {"args": args, "annotations": {"readOnlyHint": true}}})
+# fs_call is a call to a filesystem server tool through the gateway, classified by its
+# read-only annotation (the rules trust the fs upstream's annotations).
+fs_call(tool, args, extra) := object.union(gx.call(tool, args, extra), {"call": {
+	"args": args,
+	"annotations": {"readOnlyHint": true},
+	"mcp": {"upstream": "fs", "tool": tool, "digest": "sha256:00"},
+}})
 
 fs_check(tool, args, extra) := v if {
 	v := read_guard.verdict with input as fs_call(tool, args, extra) with data.plangate.rules as gx.rules
@@ -244,7 +249,13 @@ test_the_filesystem_servers_read_tools_are_known_out_of_the_box if {
 	fs_check("read_file", {"path": "big.log"}, big).status == "over"
 	fs_check("read_media_file", {"path": "big.log"}, big).status == "over"
 	fs_check("resources/read", {"uri": "file:///work/big.log", "path": "big.log"}, big).status == "over"
-	fs_check("resources/read", {"uri": "https://example.com/"}, big).status == "bad_path"
+	fs_check("resources/read", {"uri": "file:///work/big.log"}, big).status == "bad_path"
+
+	# a resource that is not a file is not the guard's: never refused as a bad path
+	fs_check("resources/read", {"uri": "https://example.com/"}, big).status == "not_listed"
+	fs_check("resources/read", {"uri": "memo://insights"}, big).status == "not_listed"
+	fs_check("resources/read", {}, big).status == "not_listed"
+	fs_check("resources/read", {"uri": 7}, big).status == "not_listed"
 
 	# behind a gateway namespace, or a host's mcp__<server>__ prefix, too
 	fs_check("files__read_text_file", {"path": "big.log"}, big).status == "over"

@@ -4,7 +4,7 @@
 #   What the call claims beyond its own seat is checked against recorded
 #   facts. The delegation chain is the longest prefix of the call's
 #   `delegatedBy` whose every link (manager → worker) is a live recorded
-#   delegation (not revoked, not expired, for the call's run or for any run);
+#   delegation (not revoked or expired by the decision time, for the call's run or for any run);
 #   the first claimed manager without one is `unrecorded`, and nobody from it
 #   on counts. The call's run (`input.run`, as the host recorded it) is `open`
 #   only when it belongs to the acting seat or a seat of its recorded chain,
@@ -39,10 +39,22 @@ run_id := input.call.runId if {
 }
 
 live(d) if {
-	object.get(d, "revokedAt", null) == null
+	not revoked_delegation(d)
 	d.createdAt <= input.now
 	not expired_delegation(d)
 	for_this_run(d)
+}
+
+# A revocation counts from when it was recorded: a decision at an earlier
+# time judges the delegation as it stood then, as for an expiry.
+revoked_delegation(d) if {
+	object.get(d, "revokedAt", null) != null
+	not revoked_later(d)
+}
+
+revoked_later(d) if {
+	is_number(d.revokedAt)
+	d.revokedAt > input.now
 }
 
 expired_delegation(d) if {

@@ -162,6 +162,15 @@ test_an_expired_or_revoked_delegation_does_not_count if {
 	chain(["0xMGR"], [object.union(d1, {"createdAt": fx.now + 1})]).unrecorded == "0xMGR"
 }
 
+test_a_revocation_counts_from_when_it_was_recorded if {
+	# Revoked at the decision time: in force. Revoked after it (a decision at an earlier time): not yet.
+	chain(["0xMGR"], [object.union(d1, {"revokedAt": fx.now})]).unrecorded == "0xMGR"
+	chain(["0xMGR"], [object.union(d1, {"revokedAt": fx.now + 1})]).chain == ["0xMGR"]
+
+	# A revocation time that is not a number counts as revoked, never as live.
+	chain(["0xMGR"], [object.union(d1, {"revokedAt": "later"})]).unrecorded == "0xMGR"
+}
+
 test_a_delegation_for_a_run_counts_only_in_that_run if {
 	chain(["0xMGR"], [object.union(d1, {"runId": "run-7"})]).chain == ["0xMGR"]
 	chain(["0xMGR"], [object.union(d1, {"runId": "run-8"})]).chain == []

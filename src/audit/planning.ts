@@ -75,6 +75,8 @@ export interface PlanningHoldBlocked {
   runId: string | null;
   holdId: string;
   holdKind: HoldKind;
+  /** The OpenTelemetry trace the decision was recorded in, when tracing is on and the call was sampled. */
+  traceId?: string;
 }
 
 /** A read over the ceiling (or one the guard cannot vouch for), refused by the read guard: one event per refused attempt. */
@@ -104,6 +106,26 @@ export interface ReadGuardBlocked {
   files?: Array<{ path: string; kind: string; resolved: string | null; sizeBytes: number | null }>;
   /** For `lines_over` and `lines_unmeasured`: the lines asked for, with the bytes measured (null: not measured). */
   lines?: Array<{ path: string; from: 'head' | 'tail'; count: number; skip?: number; bytes: number | null }>;
+  /** The OpenTelemetry trace the decision was recorded in, when tracing is on and the call was sampled. */
+  traceId?: string;
+}
+
+/** A call of a pinned MCP tool whose definition changed, refused until the operator pins it again: one event per refused attempt. */
+export interface ToolChangedBlocked {
+  type: 'ToolChangedBlocked';
+  time: string;
+  agent: string;
+  crew: string | null;
+  /** The tool as the client named it. */
+  tool: string;
+  /** `tool_changed:<tool>`. */
+  code: string;
+  runId: string | null;
+  /** The upstream that offers it, and the tool's name there. */
+  upstream: string;
+  upstreamTool: string;
+  /** The OpenTelemetry trace the decision was recorded in, when tracing is on and the call was sampled. */
+  traceId?: string;
 }
 
 export type PlanningAuditEvent =
@@ -113,7 +135,8 @@ export type PlanningAuditEvent =
   | HoldReleased
   | HoldUnblocked
   | PlanningHoldBlocked
-  | ReadGuardBlocked;
+  | ReadGuardBlocked
+  | ToolChangedBlocked;
 
 /**
  * A fresh copy of a planning event holding only the fields its type declares.
@@ -137,7 +160,7 @@ export function toPlanningRecord(event: PlanningAuditEvent): PlanningAuditEvent 
     case 'PlanningHoldBlocked':
       return {
         type: event.type, time, agent, crew: event.crew, tool: event.tool, toolClass: event.toolClass,
-        code: event.code, runId: event.runId, holdId: event.holdId, holdKind: event.holdKind,
+        code: event.code, runId: event.runId, holdId: event.holdId, holdKind: event.holdKind, ...traceOf(event),
       };
     case 'ReadGuardBlocked':
       return {
@@ -145,10 +168,24 @@ export function toPlanningRecord(event: PlanningAuditEvent): PlanningAuditEvent 
         reason: event.reason, path: event.path, resolved: event.resolved, sizeBytes: event.sizeBytes, maxBytes: event.maxBytes,
         ...(event.files ? { files: event.files.map((f) => ({ path: f.path, kind: f.kind, resolved: f.resolved, sizeBytes: f.sizeBytes })) } : {}),
         ...(event.lines ? { lines: event.lines.map((l) => ({ path: l.path, from: l.from, count: l.count, ...(l.skip !== undefined ? { skip: l.skip } : {}), bytes: l.bytes })) } : {}),
+        ...traceOf(event),
+      };
+    case 'ToolChangedBlocked':
+      return {
+        type: event.type, time, agent, crew: event.crew, tool: event.tool, code: event.code, runId: event.runId,
+        upstream: event.upstream, upstreamTool: event.upstreamTool, ...traceOf(event),
       };
     default: {
       const unknownType: unknown = (event as { type?: unknown }).type;
       throw new PlangateError(ErrorCode.InvalidInput, `unknown audit event type: ${JSON.stringify(unknownType)}`);
     }
   }
+}
+
+/** A W3C trace id (32 lowercase hex digits, not all zero). */
+const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
+
+/** An event's trace id, kept only when it is one: nothing else rides along into the audit. */
+export function traceOf(event: { traceId?: string }): { traceId?: string } {
+  return typeof event.traceId === 'string' && TRACE_ID.test(event.traceId) ? { traceId: event.traceId } : {};
 }

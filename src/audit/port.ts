@@ -8,8 +8,10 @@ import type { ClaimRefused } from './trust.js';
 import type { ApprovalAuditEvent } from './approvals.js';
 
 export type { ApprovalAuditEvent, ApprovalRequested, ApprovalGranted, ApprovalDenied, ApprovalUsed, ApprovalExpired } from './approvals.js';
+import type { StoreFailureRefused } from './store.js';
 
 export type { ClaimRefused, ClaimKind } from './trust.js';
+export type { StoreFailureRefused } from './store.js';
 
 export type {
   HoldPlaced,
@@ -20,6 +22,7 @@ export type {
   PlanningAuditEvent,
   PlanningHoldBlocked,
   ReadGuardBlocked,
+  ToolChangedBlocked,
 } from './planning.js';
 
 /**
@@ -55,10 +58,12 @@ export interface PlanRequiredBlocked {
    * through; this records what would have been refused. Absent for a real refusal.
    */
   shadow?: true;
+  /** The OpenTelemetry trace the decision was recorded in, when tracing is on and the call was sampled. */
+  traceId?: string;
 }
 
 /** Every audit event; discriminated by `type`. More event types join this union later. */
-export type AuditEvent = PlanRequiredBlocked | PlanningAuditEvent | ClaimRefused | ApprovalAuditEvent;
+export type AuditEvent = PlanRequiredBlocked | PlanningAuditEvent | ClaimRefused | ApprovalAuditEvent | StoreFailureRefused;
 
 /** The `type` of every audit event. */
 export type AuditEventType = AuditEvent['type'];

@@ -11,6 +11,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'PlanRequiredBlocked',
   'PlanningHoldBlocked',
   'ReadGuardBlocked',
+  'ToolChangedBlocked',
   'HoldPlaced',
   'HoldPlanSubmitted',
   'HoldPushedBack',
@@ -22,6 +23,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'ApprovalDenied',
   'ApprovalUsed',
   'ApprovalExpired',
+  'StoreFailureRefused',
 ];
 
 /** The check behind each refusal event (the decision's `check`); other events have none. */
@@ -29,6 +31,7 @@ export const AUDIT_CHECKS = {
   plan_required: 'PlanRequiredBlocked',
   planning_hold: 'PlanningHoldBlocked',
   read_guard: 'ReadGuardBlocked',
+  tool_pin: 'ToolChangedBlocked',
 } as const satisfies Record<string, AuditEventType>;
 export type AuditCheck = keyof typeof AUDIT_CHECKS;
 

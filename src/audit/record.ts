@@ -4,9 +4,10 @@
  * property (a message body spread in by mistake) cannot reach the log.
  */
 import { ErrorCode, PlangateError } from '../core/errors.js';
-import { toPlanningRecord } from './planning.js';
+import { toPlanningRecord, traceOf } from './planning.js';
 import { toTrustRecord } from './trust.js';
 import { toApprovalRecord } from './approvals.js';
+import { toStoreRecord } from './store.js';
 import type { AuditEvent } from './port.js';
 
 /**
@@ -34,6 +35,7 @@ export function toAuditRecord(event: AuditEvent): AuditEvent {
         runId: event.runId,
         rule: { scope, ...(id !== undefined ? { id } : {}), ...(source !== undefined ? { source } : {}) },
         ...(event.shadow === true ? { shadow: true as const } : {}),
+        ...traceOf(event),
       };
     }
     case 'ClaimRefused':
@@ -44,6 +46,8 @@ export function toAuditRecord(event: AuditEvent): AuditEvent {
     case 'ApprovalUsed':
     case 'ApprovalExpired':
       return toApprovalRecord(event);
+    case 'StoreFailureRefused':
+      return toStoreRecord(event);
     default:
       // The planning gate's and the read guard's events; it throws on an unknown type.
       return toPlanningRecord(event);

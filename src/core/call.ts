@@ -59,3 +59,28 @@ export interface ToolHints {
   idempotentHint?: boolean;
   openWorldHint?: boolean;
 }
+
+/** plangate's own tool that posts a message (a plan unless `kind` says otherwise). Never gated. */
+export const SAY_TOOL = 'plangate_say';
+
+/** The reviewer channel's name when the rules name none (the policy's built-in value). */
+export const DEFAULT_REVIEWER_CHANNEL = 'plangate_submit_plan';
+
+/**
+ * A request's `_meta` as it is passed on to whatever runs the tool (an MCP
+ * upstream, an HTTP executor): without plangate's run key, which is the
+ * agent's word only, and without the other keys named in `drop` (the MCP
+ * gateway drops the client's progress token; the SDK sets its own).
+ * Undefined when nothing is left.
+ *
+ * @example
+ * forwardedMeta({ 'plangate/runId': 'run-7', trace: 'a' }) // { trace: 'a' }
+ */
+export function forwardedMeta(meta: Record<string, unknown> | undefined, drop: readonly string[] = []): Record<string, unknown> | undefined {
+  if (meta === undefined) return undefined;
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(meta)) {
+    if (key !== RUN_META_KEY && !drop.includes(key)) Object.defineProperty(rest, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}

@@ -61,7 +61,7 @@ export interface SatisfyingPlan extends MessageFact {
 }
 
 /** The checks a call goes through, in this order; the first that refuses decides. */
-export const CHECKS = ['read_guard', 'planning_hold', 'plan_required', 'approval'] as const;
+export const CHECKS = ['tool_pin', 'read_guard', 'planning_hold', 'plan_required', 'approval'] as const;
 export type Check = (typeof CHECKS)[number];
 
 /** Where a planning-gate setting came from. */
@@ -112,6 +112,8 @@ export type ReadGuardStatus =
 
 /** Each check's own verdict on a call, whichever decided it. */
 export interface CheckVerdicts {
+  /** Whether the call's MCP tool matches its pin (`unpinned` for a call not through the gateway, or a tool not pinned). */
+  toolPin?: { state: 'pinned' | 'unpinned' | 'changed'; refused: boolean };
   readGuard: {
     status: ReadGuardStatus;
     applies: boolean;

@@ -10,6 +10,12 @@ export const ErrorCode = {
   RulesInvalid: 'rules_invalid',
   /** The rules directory or a rule file cannot be read. */
   RulesUnreadable: 'rules_unreadable',
+  /**
+   * The rules location does not exist or holds no rule file, at start: a
+   * configuration error (a typo must not switch the gate off), not a
+   * failure to fail open on. `--rules-optional` starts without rules.
+   */
+  RulesMissing: 'rules_missing',
   /** A rules edit was refused (e.g. the result would be invalid). */
   RulesEditRefused: 'rules_edit_refused',
   /** The compiled policy cannot be loaded or evaluated. */
@@ -38,6 +44,8 @@ export const ErrorCode = {
   PlanningHold: 'planning_hold',
   /** A whole-file read over the ceiling was refused by the read guard (thrown only by `guard`). */
   ReadGuard: 'read_guard',
+  /** A pinned MCP tool whose definition changed was refused (thrown only by `guard`). */
+  ToolChanged: 'tool_changed',
   /** A reviewer hold was refused: the planning gate is off for that agent. */
   PlanningGateOff: 'planning_gate_off',
   /** A hold was refused: the agent is already held (clear it first with unblock). */
@@ -174,7 +182,7 @@ export class CallRefusedError extends PlangateError {
   readonly refusal: string;
   readonly tool: string;
 
-  constructor(code: typeof ErrorCode.PlanningHold | typeof ErrorCode.ReadGuard | typeof ErrorCode.ApprovalRequired, decision: { code?: string; tool: string; message?: string }) {
+  constructor(code: typeof ErrorCode.PlanningHold | typeof ErrorCode.ReadGuard | typeof ErrorCode.ApprovalRequired | typeof ErrorCode.ToolChanged, decision: { code?: string; tool: string; message?: string }) {
     super(code, decision.message ?? refusalCode({ ...decision, check: code }));
     this.name = 'CallRefusedError';
     this.refusal = refusalCode({ ...decision, check: code });

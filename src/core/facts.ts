@@ -102,11 +102,30 @@ export type RunFact = Pick<Run, 'id' | 'seat' | 'delegationId' | 'startedAt' | '
 export type DelegationFact = Pick<Delegation, 'id' | 'manager' | 'worker' | 'runId' | 'createdAt' | 'expiresAt' | 'revokedAt'>;
 
 /** The policy input: the facts gathered for one call. */
+/**
+ * What the MCP gateway knows of the upstream tool a call goes to: asserted
+ * by the gateway alone (never read from a call's body), for the tool's pin
+ * and for whether the rules trust that upstream's annotations.
+ */
+export interface McpToolFact {
+  /** The upstream's name, as plangate mcp names it. */
+  upstream: string;
+  /** The tool's name on that upstream. */
+  tool: string;
+  /** `sha256:` and the hex digest of the tool's definition now (see adapters/mcp/pins.ts); none for `own`. */
+  digest?: string;
+  /**
+   * The call is to one of the protocol's own entry points (`resources/read`,
+   * `prompts/get`, …), whose hints are the gateway's, not an upstream's.
+   */
+  own?: true;
+}
+
 export interface PolicyInput {
   /** Decision time, epoch milliseconds. */
   now: number;
   /** `delegatedBy` is the call's claim; only its recorded prefix counts (see `delegations`). */
-  call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown>; omittedArgs?: string[]; annotations?: ToolHints };
+  call: { agent: string; tool: string; runId?: string; delegatedBy: string[]; args?: Record<string, unknown>; omittedArgs?: string[]; annotations?: ToolHints; mcp?: McpToolFact };
   agent: Lineage;
   /** The lineages of the claimed managers whose every link down to the agent is on record, nearest first. */
   upstream: Lineage[];

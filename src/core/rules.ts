@@ -128,5 +128,11 @@ export interface RulesData {
   readGuard?: { tools: Record<string, ReadGuardTool>; roots?: string[] };
   /** The human gate's rules by scope (policies/plangate/approval.rego); absent when no rule file has any. */
   approvals?: { workspace?: ApprovalRule; crews: Record<string, ApprovalRule>; agents: Record<string, ApprovalRule> };
+  /**
+   * The MCP gateway's upstream tools: the upstreams whose annotations may
+   * classify their tools, and each upstream's pins (tool name there →
+   * `sha256:…` of its definition); absent when no rule file sets any.
+   */
+  mcp?: { trustAnnotations: string[]; pins: Record<string, Record<string, string>> };
 }
 

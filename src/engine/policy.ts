@@ -185,7 +185,7 @@ export class Engine implements Evaluator {
     try {
       resultSet = this.run(input, entrypoint);
     } catch (thrown) {
-      throw new PlangateError(ErrorCode.PolicyUnavailable, `policy evaluation failed: ${toError(thrown).message}`, [], { cause: thrown });
+      throw evaluationFailure(thrown);
     }
     if (!Array.isArray(resultSet) || resultSet.length === 0) return undefined;
     return (resultSet[0] as { result?: unknown }).result;
@@ -212,4 +212,25 @@ function isAnswer(value: unknown): value is HotAnswer {
     // A refusal always carries its code and instruction.
     ((value as HotAnswer).allowed || (typeof (value as HotAnswer).code === 'string' && typeof (value as HotAnswer).message === 'string'))
   );
+}
+
+/**
+ * What a failed evaluation is. A trap of the WebAssembly machine (out of
+ * bounds, out of memory, unreachable) means the policy is broken:
+ * `policy_unavailable`. A built-in function refusing a value (OPA's
+ * runtime errors, such as `strings: get uint failed` for a number too large
+ * to format) means this input cannot be evaluated, while the policy serves
+ * every other: `invalid_input`, the caller's error, which a client must not
+ * retry as an outage.
+ *
+ * @example
+ * evaluationFailure('strings: get uint failed').code // 'invalid_input'
+ */
+export function evaluationFailure(thrown: unknown): PlangateError {
+  const message = toError(thrown).message;
+  // A trap is a WebAssembly.RuntimeError (the DOM lib's type is not in this build: matched by name).
+  if ((thrown instanceof Error && thrown.name === 'RuntimeError') || thrown instanceof RangeError) {
+    return new PlangateError(ErrorCode.PolicyUnavailable, `policy evaluation failed: ${message}`, [], { cause: thrown });
+  }
+  return new PlangateError(ErrorCode.InvalidInput, `the policy cannot evaluate this input: ${message}`, [], { cause: thrown });
 }

@@ -10,6 +10,7 @@ import type { HoldCondition } from './holds.js';
 import type { ApprovalStore } from './approvals.js';
 
 export type { ApprovalStore, ApprovalQuery, ApprovalAnswer } from './approvals.js';
+import type { Pruning } from './retention.js';
 
 export interface Crew {
   id: string;
@@ -167,7 +168,11 @@ export interface DelegationStore {
    * The live delegations to `worker` at `now` (not revoked, not expired, and
    * for `runId` or for any run), newest first; one indexed lookup. With
    * `manager`, only that manager's: however many other seats delegate to
-   * the worker, they never crowd its delegations out of the answer.
+   * the worker, they never crowd its delegations out of the answer; and its
+   * work is bounded by indexes that hold no revoked, expired or other runs'
+   * delegation, whatever the manager recorded. With `manager`, a delegation
+   * revoked after `now` is returned as well (a decision at an earlier time
+   * judges it not yet revoked, in the policy).
    */
   delegationsTo(worker: string, now: number, runId?: string, manager?: string): Promise<Delegation[]>;
   getDelegation(id: string): Promise<Delegation | undefined>;
@@ -208,6 +213,17 @@ export interface SnapshotReads {
   decisionFacts(query: DecisionFactsQuery): Promise<DecisionFacts>;
 }
 
-export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, ApprovalStore, Partial<SnapshotReads> {
+/**
+ * A store that can say whether it answers at all: `probe` resolves when one
+ * trivial query succeeds, on a connection of its own where the store has
+ * several, and rejects otherwise. The gate asks it to tell an outage from
+ * one request's failure (core/store-failures.ts).
+ */
+export interface StoreProbe {
+  probe(): Promise<void>;
+}
+
+/** A store may prune what can no longer count (retention.ts); the memory store does not. */
+export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, ApprovalStore, Partial<SnapshotReads>, Partial<StoreProbe>, Partial<Pruning> {
   close(): Promise<void>;
 }

@@ -112,9 +112,13 @@ export function checkDelegationsTo(worker: unknown, now: unknown, runId: unknown
   if (runId !== undefined && typeof runId !== 'string') throw invalid('runId must be a string');
 }
 
-/** Whether a delegation is live at `now` for a call of `runId`: the store's filter, re-checked by the policy. */
+/**
+ * Whether a delegation is live at `now` for a call of `runId`: the store's
+ * filter, re-checked by the policy. A revocation recorded after `now` is not
+ * yet in force (a decision at an earlier time), as an expiry after it is not.
+ */
 export function isLive(d: Delegation, now: number, runId?: string): boolean {
-  return d.revokedAt === null
+  return (d.revokedAt === null || d.revokedAt > now)
     && d.createdAt <= now
     && (d.expiresAt === null || d.expiresAt > now)
     && (d.runId === null || d.runId === runId);

@@ -105,8 +105,18 @@ export function toMillis(value: number | string | Date, field: string): number {
   if (!Number.isSafeInteger(ms) || ms < 0) {
     throw new PlangateError(ErrorCode.InvalidInput, `${field} must be epoch milliseconds or an ISO-8601 date-time (got ${JSON.stringify(value)})`);
   }
+  if (ms > MAX_CALL_TIME) {
+    throw new PlangateError(ErrorCode.InvalidInput, `${field} must be before ${new Date(MAX_CALL_TIME).toISOString()} (got ${JSON.stringify(value)})`);
+  }
   return ms;
 }
+
+/**
+ * The latest time a call may be decided at (2100-01-01): far past any plan
+ * or run, and far below the magnitudes at which the policy's arithmetic on
+ * times (ages in minutes, formatted) stops working.
+ */
+export const MAX_CALL_TIME = Date.UTC(2100, 0, 1);
 
 function toProblem(e: ErrorObject): Problem {
   const where = 'call' + e.instancePath.replace(/\//g, '.');

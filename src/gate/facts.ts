@@ -42,12 +42,9 @@ export async function gatherInput(store: FactSource, call: CheckedCall, options:
   if (claimed.length === 0) {
     if (runApart) run = await store.getRun(call.runId as string);
   } else {
-    const workers = [call.agent, ...claimed.slice(0, -1)];
     [run, links] = await Promise.all([
       runApart ? store.getRun(call.runId as string) : undefined,
-      // Asked per manager: other seats' delegations to the same worker never crowd the claimed one out.
-      Promise.all(claimed.map((manager, i) => store.delegationsTo(workers[i] as string, call.now, call.runId, manager)
-        .then((ds) => ds.filter((d) => d.manager === manager)))),
+      claimedLinks(store, call),
     ]);
   }
   const backed = links.findIndex((ds) => ds.length === 0);
@@ -76,6 +73,29 @@ export async function gatherInput(store: FactSource, call: CheckedCall, options:
   if (run) input.run = toRunFact(run);
   if (facts.hold) input.hold = toHoldFact(facts.hold);
   return input;
+}
+
+/**
+ * The live recorded delegations behind each claimed link, in claim order.
+ * A link claimed twice (a chain that loops, `[X, W, X, W, …]`) is looked up
+ * once: the chain's length is capped by the call schema (16), and the
+ * lookups by the distinct (worker, manager) pairs in it, never by what it repeats.
+ */
+async function claimedLinks(store: FactSource, call: CheckedCall): Promise<Delegation[][]> {
+  const claimed = call.delegatedBy;
+  const workers = [call.agent, ...claimed.slice(0, -1)];
+  const asked = new Map<string, Promise<Delegation[]>>();
+  return Promise.all(claimed.map((manager, i) => {
+    const worker = workers[i] as string;
+    const key = JSON.stringify([worker, manager]);
+    let found = asked.get(key);
+    if (!found) {
+      // Asked per manager: other seats' delegations to the same worker never crowd the claimed one out.
+      found = store.delegationsTo(worker, call.now, call.runId, manager).then((ds) => ds.filter((d) => d.manager === manager));
+      asked.set(key, found);
+    }
+    return found;
+  }));
 }
 
 /** For a store without `decisionFacts`: the same facts, one lookup at a time (not one snapshot). */

@@ -6,10 +6,10 @@
 import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.js';
 import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_STORE_FAILURE, UNREAD_HOLDS_ON_STORE_FAILURE, unreadHoldsWhileFailing } from '../core/failclosed.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
-import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, HoldKind, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
-import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked } from '../audit/port.js';
+import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, HoldKind, McpToolFact, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
+import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked, StoreFailureRefused } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
-import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore, SnapshotReads } from '../facts/port.js';
+import type { DelegationStore, HoldStore, MessageStore, OrgStore, RunStore, SnapshotReads, StoreProbe } from '../facts/port.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
@@ -18,12 +18,14 @@ import { KnownHolds } from './known-holds.js';
 import { planningRefusalEvent, refusalError } from './refusals.js';
 import { decideWithFacts, explainWithFacts, type Resolutions } from './with-facts.js';
 import { createRuns, type Delegations, type Runs } from './runs.js';
+import { outageJudge, requestFailure, withinBudget } from './store-failures.js';
 import { checkAgentPost } from './posting.js';
 import { approvalWhileFailing, createApprovalDesk, settleApproval, type ApprovalDesk } from './approvals.js';
 import type { ApprovalStore } from '../facts/approvals.js';
+import type { DecisionObserver, DecisionWatch } from './observe.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & ApprovalStore & Partial<SnapshotReads>;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & ApprovalStore & Partial<SnapshotReads> & Partial<StoreProbe>;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */
@@ -58,6 +60,8 @@ export interface GateOptions {
    * closed (core/failclosed.ts). Defaults to a line on stderr.
    */
   onStoreError?: (error: unknown, call: Call) => void;
+  /** Watches each decision (telemetry: a span per decision, one per step); none by default. */
+  observer?: DecisionObserver;
 }
 
 export interface DecideOptions {
@@ -77,6 +81,12 @@ export interface DecideOptions {
    * resolved where that tool resolves it.
    */
   readRoots?: readonly string[];
+  /**
+   * The upstream MCP tool this call goes to, as the gateway knows it (for
+   * the tool's pin and the trust of its annotations); only an in-process
+   * adapter that talks to the upstream itself may give it.
+   */
+  mcpTool?: McpToolFact;
   /**
    * The directory the tool resolves a relative path in, when it is not the
    * first read root: an agent host's working directory, which the agent can
@@ -149,6 +159,7 @@ export function createGate(options: GateOptions): Gate {
     process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} ${held}: ${toError(error).message}\n`);
   });
   const known = new KnownHolds();
+  const outages = outageJudge(options.store.probe ? () => (options.store.probe as () => Promise<void>)() : undefined);
 
   /** Whether any approvals rule could need approval for the call (asked while the store fails); false without a policy. */
   function approvalPossible(call: Call): boolean {
@@ -161,13 +172,21 @@ export function createGate(options: GateOptions): Gate {
 
   async function inputFor(call: Call, opts: DecideOptions = {}): Promise<PolicyInput> {
     const checked = checkCall(call, clock());
-    return gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {});
+    // Bounded in time as well as by indexes: a slow gathering is refused as this call's failure (core/store-failures.ts).
+    const input = await withinBudget(gatherInput(options.store, checked, opts.explain ? { context: EXPLAIN_CONTEXT } : {}));
+    if (opts.mcpTool) {
+      const { upstream, tool, digest, own } = opts.mcpTool;
+      input.call.mcp = { upstream, tool, ...(digest !== undefined ? { digest } : {}), ...(own ? { own } : {}) };
+    }
+    return input;
   }
 
-  async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions): Promise<void> {
+  async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions, watch: DecisionWatch | undefined): Promise<void> {
     // The human gate records its own events (ApprovalRequested and the rest, gate/approvals.ts).
     if (decision.check === 'approval') return;
-    await audit(planningRefusalEvent(input, decision, resolutions) ?? blockedEvent(input, decision));
+    const event = planningRefusalEvent(input, decision, resolutions) ?? blockedEvent(input, decision);
+    // A refusal names the trace it was decided in, so the console can lead to it.
+    await audit(watch?.traceId !== undefined ? { ...event, traceId: watch.traceId } as AuditEvent : event);
   }
 
   async function audit(event: AuditEvent): Promise<void> {
@@ -195,15 +214,39 @@ export function createGate(options: GateOptions): Gate {
     );
   }
 
-  async function decide(call: Call, opts: DecideOptions = {}): Promise<Decision> {
+  /** Without an observer, a decision is the work itself; with one, it is watched from begin to end. */
+  const decide = options.observer === undefined ? (call: Call, opts: DecideOptions = {}) => decideWatched(call, opts, undefined) : observed(options.observer);
+
+  function observed(observer: DecisionObserver) {
+    return async (call: Call, opts: DecideOptions = {}): Promise<Decision> => {
+      const watch = observer.begin(call);
+      let crews: readonly string[] | undefined;
+      try {
+        const decision = await decideWatched(call, opts, watch, (read) => { crews = read; });
+        watch.end({ decision, ...(crews ? { crews } : {}) });
+        return decision;
+      } catch (error) {
+        watch.end({ error });
+        throw error;
+      }
+    };
+  }
+
+  async function decideWatched(call: Call, opts: DecideOptions, watch: DecisionWatch | undefined, onCrews?: (crews: readonly string[]) => void): Promise<Decision> {
     let input: PolicyInput;
     // Holds learnt while the facts are read are newer than what the facts say.
     const mark = known.mark();
     try {
-      input = await inputFor(call, opts);
+      input = await (watch ? watch.step('facts', () => inputFor(call, opts)) : inputFor(call, opts));
+      onCrews?.(input.agent.crews);
     } catch (error) {
       // A malformed call is an error; a failing store fails open (plan-required guards legibility).
       if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw error;
+      if (!(await outages.isOutage())) {
+        // The store answers others: the failure is this request's, refused and audited, never let through.
+        await audit(storeFailureEvent(call, toError(error).message, clock()));
+        throw requestFailure(error);
+      }
       const reason = `the store failed while gathering the facts: ${toError(error).message}`;
       const hold = known.get(call.agent);
       if (hold && HOLD_ON_STORE_FAILURE === 'fail_closed') {
@@ -238,7 +281,8 @@ export function createGate(options: GateOptions): Gate {
     const evaluator = current();
     const roots = opts.readRoots ?? readRoots;
     // Synchronous unless the policy asks for file facts (the read guard): no promise to wait for otherwise.
-    const decided = decideWithFacts(evaluator, input, roots, resolutions, opts.relativeTo);
+    const evaluate = () => decideWithFacts(evaluator, input, roots, resolutions, opts.relativeTo);
+    const decided = watch ? watch.step('evaluate', evaluate) : evaluate();
     let decision = decided instanceof Promise ? await decided : decided;
     // The call needs a person's approval: its approvals on record decide (gate/approvals.ts).
     if (decision.approval && !decision.approval.gathered) {
@@ -256,7 +300,7 @@ export function createGate(options: GateOptions): Gate {
     const channel = decision.failClosed ? undefined : decision.reviewerChannel;
     known.set(input.agent.id, input.hold ? { ...input.hold, ...(channel !== undefined ? { channel } : {}) } : undefined, mark);
     // A refusal, and a shadow-mode would-be refusal, are audited alike (the latter marked shadow).
-    if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions);
+    if (!decision.allowed || decision.shadow === true) await record(input, decision, resolutions, watch);
     if (options.onDecided) {
       try {
         options.onDecided(input, decision);
@@ -306,6 +350,16 @@ export function claimRefusedEvent(input: PolicyInput, claim: ClaimKind, claimed:
   return {
     type: 'ClaimRefused', time: isoTime(input.now), agent: input.agent.id, claim, claimed, refused,
     tool: input.call.tool, runId: input.call.runId ?? null,
+  };
+}
+
+/** The audit record of a call refused because its own fact gathering failed on a healthy store. */
+function storeFailureEvent(call: Call, reason: string, now: number): StoreFailureRefused {
+  return {
+    type: 'StoreFailureRefused', time: new Date(now).toISOString(), agent: String(call.agent), tool: String(call.tool),
+    runId: typeof call.runId === 'string' ? call.runId : null,
+    delegatedBy: Array.isArray(call.delegatedBy) ? call.delegatedBy.map(String) : [],
+    reason,
   };
 }
 

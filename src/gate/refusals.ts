@@ -5,7 +5,7 @@
  */
 import { CallRefusedError, ErrorCode, PlanRequiredError, refusalCode } from '../core/errors.js';
 import type { Decision, FileFact, PolicyInput } from '../core/types.js';
-import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked } from '../audit/port.js';
+import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked, ToolChangedBlocked } from '../audit/port.js';
 import { isoTime } from './iso.js';
 import type { Resolutions } from './with-facts.js';
 
@@ -21,10 +21,14 @@ function common(input: PolicyInput, decision: Decision) {
 }
 
 /**
- * The audit event of a refusal by the planning hold or the read guard, or
+ * The audit event of a refusal by the tool's pin, the planning hold or the read guard, or
  * undefined when another check (plan-required) decided it.
  */
 export function planningRefusalEvent(input: PolicyInput, decision: Decision, resolutions: Resolutions = new Map()): AuditEvent | undefined {
+  if (decision.check === 'tool_pin' && input.call.mcp) {
+    const event: ToolChangedBlocked = { type: 'ToolChangedBlocked', ...common(input, decision), upstream: input.call.mcp.upstream, upstreamTool: input.call.mcp.tool };
+    return event;
+  }
   if (decision.check === 'planning_hold' && input.hold) {
     const event: PlanningHoldBlocked = {
       type: 'PlanningHoldBlocked',
@@ -69,5 +73,6 @@ export function refusalError(decision: Decision): Error {
   if (decision.check === 'planning_hold') return new CallRefusedError(ErrorCode.PlanningHold, decision);
   if (decision.check === 'read_guard') return new CallRefusedError(ErrorCode.ReadGuard, decision);
   if (decision.check === 'approval') return new CallRefusedError(ErrorCode.ApprovalRequired, decision);
+  if (decision.check === 'tool_pin') return new CallRefusedError(ErrorCode.ToolChanged, decision);
   return new PlanRequiredError(decision);
 }

@@ -17,7 +17,7 @@ import type { Store } from '../facts/port.js';
 import { createMemoryStore } from '../facts/memory/store.js';
 import type { HoldWatch } from '../facts/postgres/listen.js';
 import type { PostgresStore } from '../facts/postgres/store.js';
-import { openSqliteStore, type SqliteStoreOptions } from '../facts/sqlite/store.js';
+import type { SqliteStoreOptions } from '../facts/sqlite/store.js';
 import { createGate, type Gate } from '../gate/gate.js';
 import type { LoadedRules } from '../rules/load.js';
 import { resolvePaths, storeKind, type Paths } from './config.js';
@@ -27,6 +27,8 @@ import { readRootsFrom } from './roots.js';
 import { PolicyRuntime, type LoadResult } from './runtime.js';
 import { withAudit, withClock, type RuntimeStatus, type StatusSource } from './status.js';
 import type { PolicyWatcher } from './watch.js';
+import { OPA_DECISION_LOG_ENV, telemetryConfigured } from './telemetry/state.js';
+import { plangateVersion } from './version.js';
 
 export interface Plangate extends StatusSource {
   gate: Gate;
@@ -96,6 +98,11 @@ export interface OpenOptions extends Partial<Paths> {
   log?: (text: string) => void;
   /** Append every decision's policy input to this JSONL file (for `plangate diff --replay`). Off unless set. */
   decisionLog?: string;
+  /**
+   * Send every decision in OPA's decision-log format to this file or
+   * `http(s)://` endpoint (also `PLANGATE_OPA_DECISION_LOG`). Off unless set.
+   */
+  opaDecisionLog?: string;
 }
 
 /**
@@ -133,6 +140,10 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     throw err;
   }
   const decisionLog = options.decisionLog ? createDecisionLog(options.decisionLog) : undefined;
+  const opaLogTarget = options.opaDecisionLog ?? (env[OPA_DECISION_LOG_ENV] || undefined);
+  // OpenTelemetry and the OPA-format log load only when asked for.
+  const opaLog = opaLogTarget ? (await import('./telemetry/opa-log.js')).openOpaLog(opaLogTarget, env) : undefined;
+  const telemetry = telemetryConfigured(env) ? await (await import('./telemetry/start.js')).startTelemetry(env, plangateVersion()) : undefined;
   const revision = (): string | undefined => {
     const snap = runtime.holder.snapshot();
     return snap.kind === 'enforcing' ? snap.rules.revision : undefined;
@@ -147,7 +158,13 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
       return readRootsFrom({ ...(options.readRoots ? { option: options.readRoots } : {}), env, rules: snap.kind === 'enforcing' ? snap.rules.data : undefined });
     },
     onDecision: (decision) => runtime.recordDecision(decision),
-    ...(decisionLog ? { onDecided: (input: PolicyInput, decision: Decision) => decisionLog.record(input, decision, revision()) } : {}),
+    ...(decisionLog || opaLog
+      ? { onDecided: (input: PolicyInput, decision: Decision) => {
+        decisionLog?.record(input, decision, revision());
+        opaLog?.record(input, decision, revision());
+      } }
+      : {}),
+    ...(telemetry ? { observer: telemetry.observer } : {}),
     // The fail-open decision carries the store's error and recordDecision logs it: one line, not two.
     onStoreError: () => {},
   });
@@ -163,6 +180,8 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
     await holdWatch?.close();
     await audit.close?.();
     await decisionLog?.close();
+    await opaLog?.close();
+    await telemetry?.release();
     if (!options.storeInstance) await store.close();
   };
   try {
@@ -239,8 +258,11 @@ export async function openStore(path: string, options: SqliteStoreOptions = {}):
       const { openPostgresStore } = await import('../facts/postgres/store.js');
       return openPostgresStore(path);
     }
-    default:
+    default: {
+      // So is SQLite's native module: `import 'plangate'` loads neither driver until a store needs one.
+      const { openSqliteStore } = await import('../facts/sqlite/store.js');
       return openSqliteStore(path, options);
+    }
   }
 }
 

@@ -25,7 +25,7 @@ import { DecisionCounters } from './counters.js';
 import { readWorkspaceEnv, type WorkspaceEnv } from './env.js';
 import { problemsOf, readLoadInputs, type LoadInputs } from './inputs.js';
 import { loadCheckedEngine } from './selftest.js';
-import type { RuntimeStatus, StatusSource } from './status.js';
+import { STORE_FAIL_OPEN_DEGRADED_MS, type RuntimeStatus, type StatusSource } from './status.js';
 
 export { banner } from './banner.js';
 export { readLoadInputs, type LoadInputs } from './inputs.js';
@@ -70,6 +70,8 @@ export class PolicyRuntime implements StatusSource {
   private reloads = 0;
   private reloadErrors = 0;
   private lastReloadError: RuntimeStatus['lastReloadError'];
+  /** The calls failing open on a store outage: when the run of them began, the last one, its reason. */
+  private storeFailOpen: { since: number; last: number; reason: string } | undefined;
   private lastFailureKey: string | undefined;
   private booted = false;
   private queue: Promise<unknown> = Promise.resolve();
@@ -204,14 +206,28 @@ export class PolicyRuntime implements StatusSource {
    */
   recordDecision(decision: Decision): void {
     this.decisions.record(decision);
+    if (decision.failOpen?.cause === 'store') {
+      const now = Date.now();
+      const ongoing = this.storeFailOpen && now - this.storeFailOpen.last < STORE_FAIL_OPEN_DEGRADED_MS;
+      this.storeFailOpen = { since: ongoing && this.storeFailOpen ? this.storeFailOpen.since : now, last: now, reason: decision.failOpen.reason };
+    }
+  }
+
+  /** The last calls that failed open on a store outage, while recent enough to say degraded. */
+  private storeFailingOpen(): RuntimeStatus['storeFailingOpen'] {
+    const f = this.storeFailOpen;
+    if (!f || Date.now() - f.last >= STORE_FAIL_OPEN_DEGRADED_MS) return undefined;
+    return { since: new Date(f.since).toISOString(), last: new Date(f.last).toISOString(), reason: f.reason };
   }
 
   /** The status contract read by /health, /metrics and the CLI. */
   status(): RuntimeStatus {
     const snap = this.holder.snapshot();
     const on = snap.kind === 'enforcing' ? snap : undefined;
+    const storeFailingOpen = this.storeFailingOpen();
     return {
-      state: snap.kind === 'failing_open' || this.lastReloadError ? 'degraded' : 'ok',
+      state: snap.kind === 'failing_open' || this.lastReloadError || storeFailingOpen ? 'degraded' : 'ok',
+      ...(storeFailingOpen ? { storeFailingOpen } : {}),
       enforcing: snap.kind === 'enforcing',
       ...(snap.kind === 'failing_open' ? { failOpen: { reason: snap.failOpen.reason, since: snap.failOpen.since.toISOString() } } : {}),
       rules: {

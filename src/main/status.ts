@@ -7,12 +7,21 @@ import type { AuditSinkState } from '../audit/port.js';
 import type { ClockState } from './clock-watch.js';
 import type { Problem } from '../core/errors.js';
 
+/** How long after the last call that failed open on a store outage /health still says degraded (ms). */
+export const STORE_FAIL_OPEN_DEGRADED_MS = 60_000;
+
 export interface RuntimeStatus {
   /** `degraded` while failing open, after a failed reload, while the audit sink is failed, or while the clock is off the database's. */
   state: 'ok' | 'degraded';
   /** False while failing open (plan-required is NOT enforced). */
   enforcing: boolean;
   failOpen?: { reason: string; since: string };
+  /**
+   * While calls fail open because the store fails (an outage): since when,
+   * the last such call, and its reason. Degraded until none has failed open
+   * for {@link STORE_FAIL_OPEN_DEGRADED_MS}.
+   */
+  storeFailingOpen?: { since: string; last: string; reason: string };
   rules: { dir: string; revision: string | null; loadedAt: string | null; files: string[] };
   policy: { sha256: string | null; loadedAt: string | null };
   lastReloadError?: { message: string; problems: Problem[]; at: string };

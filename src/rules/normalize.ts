@@ -95,6 +95,7 @@ export function normalizeRules(files: readonly ParsedRuleFile[]): { data: RulesD
         else data.tools.exact[entry] = cls;
       });
     }
+    normalizeMcp(doc, data, claim);
   }
   // Patterns as data the policy matches without compiling them.
   if (data.tools.patterns.length > 0) data.tools.match = toolMatchIndex(data.tools.patterns);
@@ -124,6 +125,32 @@ export function emptyRulesData(): RulesData {
     planRequired: { crews: Object.create(null), agents: Object.create(null) },
     tools: { default: 'effect', exact: Object.create(null), patterns: [] },
   };
+}
+
+type Claim = (what: string, path: PathSegment[], part: 'key' | 'value', say: (first: string, note: string) => string, note?: string) => boolean;
+
+/**
+ * `mcp:` of one file into the data: the trusted upstreams (one file sets
+ * them) and each upstream's pins (one file per upstream, as plangate pin
+ * writes them).
+ */
+function normalizeMcp(doc: Record<string, unknown>, data: RulesData, claim: Claim): void {
+  const mcp = isRecord(doc['mcp']) ? doc['mcp'] : {};
+  const into = (): NonNullable<RulesData['mcp']> => (data.mcp ??= { trustAnnotations: [], pins: Object.create(null) as Record<string, Record<string, string>> });
+  if (Array.isArray(mcp['trustAnnotations'])) {
+    if (claim('mcp.trustAnnotations', ['mcp', 'trustAnnotations'], 'key', (first) => `the trusted upstreams are already set at ${first}`)) {
+      into().trustAnnotations = mcp['trustAnnotations'].filter((n): n is string => typeof n === 'string');
+    }
+  }
+  const pins = isRecord(mcp['pins']) ? mcp['pins'] : {};
+  for (const upstream of Object.keys(pins)) {
+    const tools = pins[upstream];
+    if (!isRecord(tools)) continue; // the schema reports it
+    if (!claim(`mcp.pins:${upstream}`, ['mcp', 'pins', upstream], 'key', (first) => `the upstream "${upstream}" is already pinned at ${first} (pin each upstream in one file)`)) continue;
+    const digests: Record<string, string> = Object.create(null);
+    for (const [tool, digest] of Object.entries(tools)) if (typeof digest === 'string') digests[tool] = digest;
+    into().pins[upstream] = digests;
+  }
 }
 
 /** A validated rule with its source; only the known settings are kept. */

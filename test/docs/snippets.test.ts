@@ -24,6 +24,12 @@ describe('the docs', () => {
     expect(check.data?.planRequired.agents['0xBOT']).toMatchObject({ mode: 'off' });
   });
 
+  it("the gateway's trusted upstreams are a valid rule file", () => {
+    const check = checkRules([{ file: 'trust.yaml', text: snippet('mcpTrust') }]);
+    expect(check.problems).toEqual([]);
+    expect(check.data?.mcp?.trustAnnotations).toEqual(['fs']);
+  });
+
   it("the hook's rules for a host's tools are a valid rule file", () => {
     const check = checkRules([{ file: 'host.yaml', text: snippet('hookRules') }]);
     expect(check.problems).toEqual([]);

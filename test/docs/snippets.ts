@@ -27,6 +27,7 @@ export const SNIPPETS = {
   ciRecipe: { file: 'docs/guides/testing-rule-changes.md', heading: '## A CI recipe', lang: 'yaml' },
   reviewer: { file: 'docs/guides/testing-rule-changes.md', heading: '## What a reviewer sees', lang: 'console' },
   hookRules: { file: 'docs/guides/agent-hooks.md', heading: '# Agent-host hooks', lang: 'yaml' },
+  mcpTrust: { file: 'docs/guides/mcp-gateway-security.md', heading: '## Trusted annotations', lang: 'yaml' },
   environment: { file: 'docs/reference/environment.md', heading: '## Configuration from the environment', lang: 'console' },
   approvalsRule: { file: 'docs/concepts/approvals.md', heading: '## The rule', lang: 'yaml' },
   approvalsCli: { file: 'docs/concepts/approvals.md', heading: '## Approving', lang: 'console' },

@@ -127,10 +127,10 @@ describe('plangate hook', () => {
   }, 60_000);
 
   it('answers every malformed payload with a well-formed deny', async () => {
-    expect(hook('not json').hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call/) });
+    expect(hook('not json', '--format', 'claude-code').hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call/) });
     // Over the bound on stdin, the payload is refused for its size, not as the JSON its cut would make.
     const huge = `{"tool_name":"Write","tool_input":{"p":"${'y'.repeat(2 * 1024 * 1024)}"}}`;
-    expect(hook(huge).hookSpecificOutput.permissionDecisionReason).toMatch(/the payload is larger than \d+ bytes/);
+    expect(hook(huge, '--format', 'claude-code').hookSpecificOutput.permissionDecisionReason).toMatch(/the payload is larger than \d+ bytes/);
     const pg = await openPlangate({ rules: w.rules, store: ':memory:', audit: join(w.root, 'unit-audit.jsonl'), log: () => {} });
     try {
       for (const input of ['', '[]', 'null', '{"hook_event_name":"PreToolUse"}', '{"hook_event_name":"PostToolUse","tool_name":"Write"}',

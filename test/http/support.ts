@@ -14,6 +14,7 @@ import { createExecutors, type ExecutorsConfig } from '../../src/adapters/http/e
 import { httpOptionsFrom } from '../../src/adapters/http/plangate.js';
 import { listen, type RunningServer } from '../../src/adapters/http/server.js';
 import { openPlangate, type Plangate } from '../../src/main/open.js';
+import type { Store } from '../../src/facts/port.js';
 
 export const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples', 'rules');
 
@@ -109,6 +110,9 @@ export interface ServeOptions {
   app?: Partial<HttpAppOptions>;
   /** The host's clock (epoch ms), e.g. one a test moves forward. */
   clock?: () => number;
+  /** The store: a file path or a postgres:// URL (default: store.db in the temp dir), or an open store. */
+  store?: string;
+  storeInstance?: Store;
 }
 
 /** Serves plangate on the example rules on 127.0.0.1 (a free port). */
@@ -119,7 +123,8 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
   options.prepare?.(rules);
   const auditFile = join(dir, 'audit.jsonl');
   const pg = await openPlangate({
-    rules, store: join(dir, 'store.db'), audit: auditFile, env: options.env ?? {}, log: () => {},
+    rules, store: options.store ?? join(dir, 'store.db'), audit: auditFile, env: options.env ?? {}, log: () => {},
+    ...(options.storeInstance ? { storeInstance: options.storeInstance } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const upstream = await startUpstream();

@@ -82,7 +82,7 @@ planningGate:
     const w = makeWorld('planRequired:\n  workspace: { mode: side_effects }\n');
     const up = await recorderHttp(w.record);
     closers.push(() => up.close());
-    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }], 100, [w.files], { maxSessionsPerSeat: 2 });
+    const h = await httpHarness(w, [{ name: 'rec', kind: 'http', url: up.url }], 100, [w.files], { maxSessionsPerSeat: 2, evictIdleMs: 0 });
     closers.push(() => h.close());
     const [first, second] = [await h.client('0xWORKER'), await h.client('0xWORKER')];
     await first.callTool({ name: 'peek', arguments: { what: 'a' } });
@@ -122,11 +122,13 @@ planningGate:
     const { w, h, big, small } = await setup();
     const c = await h.client('0xWORKER');
     const uris = (await c.listResources()).resources.map((r) => r.uri);
-    expect(uris).toEqual([pathToFileURL(big).href, pathToFileURL(small).href]);
+    expect(uris).toEqual([pathToFileURL(big).href, pathToFileURL(small).href, 'memo://insights']);
     const refused = c.readResource({ uri: pathToFileURL(big).href });
     await expect(refused).rejects.toMatchObject({ code: -32030, data: { check: 'read_guard', code: 'read_guard:resources/read' } });
     expect((await c.readResource({ uri: pathToFileURL(small).href })).contents[0]).toMatchObject({ text: 'tiny' });
-    expect(recorded(w).map((r) => r.args['uri'])).toEqual([pathToFileURL(small).href]);
+    // A resource that is not a file is not the guard's: read, never refused as bad_path.
+    expect((await c.readResource({ uri: 'memo://insights' })).contents[0]).toMatchObject({ text: 'a memo' });
+    expect(recorded(w).map((r) => r.args['uri'])).toEqual([pathToFileURL(small).href, 'memo://insights']);
   });
 
   it('reports upstreams and counts calls in /health and /metrics', async () => {
@@ -136,7 +138,11 @@ planningGate:
     expect(await (await fetch(h.listener.url.replace('/mcp', '/health'))).json()).toEqual({ status: 'ok' });
     const health = await (await fetch(h.listener.url.replace('/mcp', '/health'), { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json() as Record<string, unknown>;
     expect(health).toMatchObject({ status: 'ok', sessions: 1, enforcing: true, upstreams: [{ name: 'rec', transport: 'http', state: 'up', up: 1, down: 0 }] });
-    const metrics = await (await fetch(h.listener.url.replace('/mcp', '/metrics'))).text();
+    // Anonymous: no tool name, no per-tool count. With an operator's token: both.
+    const anonymous = await (await fetch(h.listener.url.replace('/mcp', '/metrics'))).text();
+    expect(anonymous).not.toMatch(/echo|plangate_mcp_tool_calls_total/);
+    expect(anonymous).toMatch(/plangate_mcp_sessions 1/);
+    const metrics = await (await fetch(h.listener.url.replace('/mcp', '/metrics'), { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).text();
     expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="echo",outcome="refused"\} 1/);
     expect(metrics).toMatch(/plangate_mcp_sessions 1/);
   });

@@ -5,21 +5,54 @@
  * (no hints), `peek` (read-only), `harden_peek` (makes `peek` an effect;
  * the list after it answers late), `add_tool` (registers `late_tool`, which
  * sends tools/list_changed), `slow` (progress, honours cancellation),
- * `ask` (elicitation), `sample` (sampling), `big` (a text of as many bytes as asked), `flood` (log messages of the session) and `exit` (the process ends, with a last line on stderr).
+ * `ask` (elicitation), `sample` (sampling), `big` (a text of as many bytes as asked), `flood` (log messages of the session) and `exit` (the process ends, with a last line on stderr); with a task store, `task_echo` (a task).
  *
  * Over stdio: `node --import tsx recorder.ts`. Over Streamable HTTP: `recorderHttp()`.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
+import { InMemoryTaskStore, type TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import type { ServerResponse } from 'node:http';
 import { listenLoopback, sessionHttp } from './session-http.js';
 
-export function recorderServer(record: string, files: string[] = [], extraTools: string[] = []): McpServer {
-  const server = new McpServer({ name: 'recorder', version: '1.0.0' }, { capabilities: { logging: {} } });
+/**
+ * A task store shared by every session of a server, that keeps no task to
+ * its session (as a careless upstream might): any session can name any task.
+ */
+export class UnscopedTaskStore implements TaskStore {
+  private readonly store = new InMemoryTaskStore();
+  createTask(params: Parameters<TaskStore['createTask']>[0], requestId: Parameters<TaskStore['createTask']>[1], request: Parameters<TaskStore['createTask']>[2]) {
+    return this.store.createTask(params, requestId, request);
+  }
+  getTask(taskId: string) {
+    return this.store.getTask(taskId);
+  }
+  storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Parameters<TaskStore['storeTaskResult']>[2]) {
+    return this.store.storeTaskResult(taskId, status, result);
+  }
+  getTaskResult(taskId: string) {
+    return this.store.getTaskResult(taskId);
+  }
+  updateTaskStatus(taskId: string, status: Parameters<TaskStore['updateTaskStatus']>[1], message?: string) {
+    return this.store.updateTaskStatus(taskId, status, message);
+  }
+  listTasks(cursor?: string) {
+    return this.store.listTasks(cursor);
+  }
+  cleanup() {
+    this.store.cleanup();
+  }
+}
+
+export function recorderServer(record: string, files: string[] = [], extraTools: string[] = [], tasks?: TaskStore): McpServer {
+  const server = new McpServer({ name: 'recorder', version: '1.0.0' }, {
+    capabilities: { logging: {}, ...(tasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
+    ...(tasks ? { taskStore: tasks } : {}),
+  });
   const log = (tool: string, args: unknown) => appendFileSync(record, `${JSON.stringify({ tool, args, pid: process.pid })}\n`);
   // Tools named as a test needs (no hints: effects), e.g. names that collide with the gateway's own.
   for (const name of extraTools) {
@@ -34,6 +67,13 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
       return { contents: [{ uri: uri.href, text: readFileSync(file, 'utf8') }] };
     });
   });
+  // With files, also a resource that is not a file: not the read guard's to judge.
+  if (files.length > 0) {
+    server.registerResource('memo', 'memo://insights', { mimeType: 'text/plain' }, async (uri) => {
+      log('resources/read', { uri: uri.href });
+      return { contents: [{ uri: uri.href, text: 'a memo' }] };
+    });
+  }
   // Its argument completes from names the server knows: what a completion answers is the upstream's data.
   const names = ['Ada', 'Alan', 'Grace'];
   server.registerPrompt('greet', { description: 'A greeting.', argsSchema: { who: completable(z.string(), (value) => names.filter((n) => n.startsWith(value))) } }, ({ who }) => {
@@ -57,7 +97,23 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
     peek.update({ annotations: { readOnlyHint: false, destructiveHint: true } });
     return { content: [{ type: 'text', text: 'peek is an effect now' }] };
   });
+  // With a task store: `task_echo` runs as a task, the text back as its result a moment later.
+  if (tasks) {
+    server.experimental.tasks.registerToolTask('task_echo', { description: 'Echo the text back, as a task.', inputSchema: { text: z.string() }, execution: { taskSupport: 'required' } }, {
+      createTask: async (args, extra) => {
+        log('task_echo', args);
+        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 50 });
+        setTimeout(() => void extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: args.text }] }), 200);
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId)) as never,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    });
+  }
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, (...a: unknown[]) => Promise<unknown>> })._requestHandlers;
+  // Its prompt list carries list-level _meta, which a gateway must keep.
+  const listPrompts = handlers.get('prompts/list');
+  if (listPrompts) handlers.set('prompts/list', async (...a) => ({ ...(await listPrompts(...a) as object), _meta: { 'example.com/listed-by': 'recorder' } }));
   const listTools = handlers.get('tools/list');
   if (listTools) {
     handlers.set('tools/list', async (...a) => {
@@ -119,7 +175,7 @@ export function recorderServer(record: string, files: string[] = [], extraTools:
 }
 
 /** Serves a fresh recorder per MCP session over Streamable HTTP; resolves with its URL. */
-export async function recorderHttp(record: string, files: string[] = [], extraTools: string[] = []): Promise<{
+export async function recorderHttp(record: string, files: string[] = [], extraTools: string[] = [], tasks?: TaskStore): Promise<{
   url: string;
   forget(): Promise<void>;
   failNextCall(status: number, text: string, contentType?: string): void;
@@ -131,7 +187,7 @@ export async function recorderHttp(record: string, files: string[] = [], extraTo
   // The GET streams (the server's notifications) open now, and whether a new one is refused.
   const streams = new Set<ServerResponse>();
   let streamsBroken = false;
-  const { http, transports } = sessionHttp((t) => recorderServer(record, files, extraTools).connect(t), (body, res, req) => {
+  const { http, transports } = sessionHttp((t) => recorderServer(record, files, extraTools, tasks).connect(t), (body, res, req) => {
     if (req.method === 'GET') {
       if (streamsBroken) {
         res.writeHead(500).end('streams are down');

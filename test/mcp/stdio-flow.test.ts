@@ -74,7 +74,10 @@ describe('plangate mcp over stdio', () => {
       expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: 'ok' });
       const health = await (await fetch(`${base}/health`, { headers: { authorization: 'Bearer operator-token-0123456789abcdef' } })).json();
       expect(health).toMatchObject({ status: 'ok', sessions: 1, upstreams: [{ name: 'fs', transport: 'stdio', state: 'up', up: 1 }] });
-      expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/plangate_mcp_tool_calls_total\{tool="write_file",outcome="refused"\} 1/);
+      // The per-tool counts need the operator's token; an anonymous scrape sees no tool name.
+      expect(await (await fetch(`${base}/metrics`)).text()).not.toMatch(/write_file|plangate_mcp_tool_calls_total/);
+      expect(await (await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer operator-token-0123456789abcdef' } })).text())
+        .toMatch(/plangate_mcp_tool_calls_total\{tool="write_file",outcome="refused"\} 1/);
     } finally {
       await c.close();
     }

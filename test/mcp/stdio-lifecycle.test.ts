@@ -38,9 +38,13 @@ interface Gateway {
   send(message: object): void;
 }
 
+/** An operator's token: the status listener's tool-named metrics are for it. */
+const OPERATOR = 'operator-token-0123456789abcdef';
+
 function gateway(w: World, upstream: object, options: string[] = []): Gateway {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI_CHILD, 'mcp', '--agent', '0xWORKER', ...options,
-    '--rules', w.rules, '--store', w.store, '--audit', w.audit, '--', process.execPath, '--import', 'tsx', FAKE, JSON.stringify(upstream)]);
+    '--rules', w.rules, '--store', w.store, '--audit', w.audit, '--', process.execPath, '--import', 'tsx', FAKE, JSON.stringify(upstream)],
+  { env: { ...process.env, PLANGATE_TOKENS: `operator=${OPERATOR}` } });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
@@ -125,7 +129,7 @@ describe('plangate mcp over stdio, ending', () => {
     g.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'made-up', arguments: {} } });
     expect(await until(() => answers().some((a) => a.id === 9), 10_000), g.out()).toBe(true);
     const status = /\/health and \/metrics at (http:\S+)/.exec(g.err())?.[1];
-    const metrics = await (await fetch(`${status}/metrics`)).text();
+    const metrics = await (await fetch(`${status}/metrics`, { headers: { authorization: `Bearer ${OPERATOR}` } })).text();
     expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="peek",outcome="busy"\} 1/);
     expect(metrics).toMatch(/plangate_mcp_tool_calls_total\{tool="\(unlisted\)",outcome="busy"\} 1/);
     expect(metrics).not.toContain('made-up');

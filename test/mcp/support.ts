@@ -48,13 +48,21 @@ export interface World {
   record: string;
 }
 
-export function makeWorld(rules = RULES): World {
+/**
+ * The upstreams of these tests whose annotations the rules trust (a
+ * `trust.yaml` beside the rules), as an operator who reviewed them would:
+ * the tests count on their read-only tools being reads.
+ */
+export const TRUSTED_UPSTREAMS = ['fs', 'rec', 'web', 'fake', 'flip', 'docs', 'a', 'b', 'work', 'local', 'upstream'];
+
+export function makeWorld(rules = RULES, trusted: readonly string[] = TRUSTED_UPSTREAMS): World {
   const root = mkdtempSync(join(tmpdir(), 'plangate-mcp-'));
   const files = join(root, 'files');
   const rulesDir = join(root, 'rules');
   mkdirSync(files);
   mkdirSync(rulesDir);
   writeFileSync(join(rulesDir, 'rules.yaml'), rules);
+  if (trusted.length) writeFileSync(join(rulesDir, 'trust.yaml'), `mcp:\n  trustAnnotations: [${trusted.join(', ')}]\n`);
   return { root, files, rules: rulesDir, store: join(root, 'plangate.db'), audit: join(root, 'audit.jsonl'), record: join(root, 'record.jsonl') };
 }
 
@@ -97,7 +105,7 @@ export const TOKENS: Record<string, string> = {
 export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
 
 /** The gateway in this process, clients over Streamable HTTP, a movable clock. */
-export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), listen: Pick<McpListenOptions, 'sessionIdleMs' | 'maxSessionsPerSeat' | 'sendTimeoutMs'> = {}, more: Pick<GatewayOptions, 'maxUpstreamMessageBytes' | 'readRoots'> = {}): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
+export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), listen: Pick<McpListenOptions, 'sessionIdleMs' | 'maxSessionsPerSeat' | 'evictIdleMs' | 'sendTimeoutMs' | 'sessionRate'> = {}, more: Pick<GatewayOptions, 'maxUpstreamMessageBytes' | 'readRoots'> = {}): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
   let offset = 0;
   const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, clock: () => Date.now() + offset, log: () => {}, ...(readRoots.length ? { readRoots } : {}) });
   const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: reconnectMs, maxMs: 4 * reconnectMs, factor: 2 }, ...more });

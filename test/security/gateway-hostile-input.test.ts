@@ -28,7 +28,8 @@ describe('hostile input to the MCP gateway', () => {
         body: `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`,
       });
       const text = await r.text();
-      const data = text.split('\n').find((l) => l.startsWith('data: '));
+      // Skip the event store's priming event (an empty data line): the answer is the first event with data.
+      const data = text.split('\n').find((l) => l.startsWith('data: ') && l.length > 6);
       return JSON.parse(data ? data.slice(6) : text);
     };
     const deep = '{"a":['.repeat(50_000) + '1' + ']}'.repeat(50_000);

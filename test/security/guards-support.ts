@@ -45,10 +45,10 @@ export interface GuardServer {
   close(): Promise<void>;
 }
 
-/** A store whose fact reads can be made to throw. */
+/** A store whose fact reads, and its health probe, can be made to throw: an outage, every query failing. */
 function flaky(store: Store): { store: Store; state: { down: boolean } } {
   const state = { down: false };
-  const failing = new Set(['lineage', 'candidates', 'activeHold', 'listHolds', 'decisionFacts']);
+  const failing = new Set(['lineage', 'candidates', 'activeHold', 'listHolds', 'decisionFacts', 'probe']);
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;

@@ -3,17 +3,35 @@
  */
 import type { Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
+import { resolvePaths } from '../../main/config.js';
 import { openPlangate, type OpenOptions, type Plangate } from '../../main/open.js';
+import { requireRules, rulesOptional, type LocationSource } from '../../main/rules-location.js';
 import type { Io } from './io.js';
 import type { GlobalOptions } from './main.js';
 
 /**
- * Opens plangate from `--rules/--store/--audit/--policy` (or their
- * environment variables, or the defaults). Bad rules or a bad policy do not
- * fail here: plangate fails open, with the banner on stderr.
+ * Where the rules location came from: `--rules`, `PLANGATE_RULES`, or the default.
+ *
+ * @example
+ * rulesSource(cmd, io) // 'default' when neither --rules nor PLANGATE_RULES is given
  */
-export function openFromOptions(cmd: Command, io: Io, extra: Pick<OpenOptions, 'watch' | 'decisionLog' | 'readRoots'> = {}): Promise<Plangate> {
+export function rulesSource(cmd: Command, io: Io): LocationSource {
   const g = cmd.optsWithGlobals<GlobalOptions>();
+  if (g.rules) return cmd.getOptionValueSourceWithGlobals('rules') === 'env' ? 'env' : 'option';
+  return io.env['PLANGATE_RULES'] ? 'env' : 'default';
+}
+
+/**
+ * Opens plangate from `--rules/--store/--audit/--policy` (or their
+ * environment variables, or the defaults). A rules location that does not
+ * exist or holds no rule file is refused (`rules_missing`) unless
+ * `--rules-optional`; bad rules or a bad policy do not fail here: plangate
+ * fails open, with the banner on stderr.
+ */
+export async function openFromOptions(cmd: Command, io: Io, extra: Pick<OpenOptions, 'watch' | 'decisionLog' | 'readRoots'> = {}): Promise<Plangate> {
+  const g = cmd.optsWithGlobals<GlobalOptions>();
+  const rules = resolvePaths(g.rules ? { rules: g.rules } : {}, io.env).rules;
+  await requireRules(rules, rulesSource(cmd, io), rulesOptional(g.rulesOptional, io.env));
   return openPlangate({
     ...(g.rules ? { rules: g.rules } : {}),
     ...(g.store ? { store: g.store } : {}),

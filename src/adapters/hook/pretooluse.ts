@@ -1,19 +1,18 @@
 /**
- * `plangate hook`: the decision for an agent host that asks a command
- * before each tool call (a PreToolUse hook) instead of routing its tools
- * through MCP. The host writes one JSON object on stdin —
- * `{ session_id, transcript_path, cwd, permission_mode, hook_event_name:
- * "PreToolUse", tool_name, tool_input, tool_use_id }` — and reads the answer
- * on stdout: `{ hookSpecificOutput: { hookEventName: "PreToolUse",
- * permissionDecision: "deny", permissionDecisionReason } }` (the reason is
- * shown to the model). Every input gets a well-formed answer and exit 0.
+ * An agent host's pre-tool hook, whatever brings the payload (`plangate
+ * hook` on stdin, `POST /v1/hooks/:host`): the host's contract
+ * (hosts/<host>.ts) reads the payload and writes the reply; the tool-call
+ * pipeline (gate/tool-call.ts) decides. A payload that cannot be read, or
+ * whose host cannot be told, is refused in a blocking shape, never allowed.
  */
-import { isAbsolute } from 'node:path';
 import { ErrorCode, PlangateError, storeErrorShown, toError } from '../../core/errors.js';
 import { FAILURE_SHOWN_TO_AGENTS } from '../../core/failopen.js';
-import type { Call, Decision } from '../../core/types.js';
-import type { Gate } from '../../gate/gate.js';
-import { argsForPolicy } from '../../gate/args.js';
+import { checkJson } from '../../core/json.js';
+import type { Decision } from '../../core/types.js';
+import { refusalOf, runToolCall, type ToolCallDeps } from '../../gate/tool-call.js';
+import { HOST_NAMES, type HookReply, type HostContract } from './contract.js';
+import { claudeCode, claudeDeny } from './hosts/claude-code.js';
+import { hostNamed, recognise } from './hosts/index.js';
 
 /** Largest payload read, in bytes. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
@@ -28,21 +27,28 @@ export const MAX_PAYLOAD_BYTES = 1024 * 1024;
  */
 export const HOOK_ON_UNDECIDABLE = 'deny' as const;
 
-/** The fields of a PreToolUse payload plangate reads. */
-export interface PreToolUse {
-  tool: string;
-  input: Record<string, unknown>;
-  sessionId?: string;
-  /** The host's working directory, where its tools resolve a relative path. */
-  cwd?: string;
-}
+/**
+ * The exit code of a refusal when the host is not known (no `--format`, a
+ * payload of no one host's shape): 2, which every host that runs a command
+ * hook treats as a block, with the reason on stderr; stdout carries Claude
+ * Code's deny as well.
+ */
+export const UNKNOWN_HOST_EXIT = 2;
+
+/** The MCP server name plangate's own tools are served under, unless the operator names another (`--plangate-server`). */
+export const DEFAULT_PLANGATE_SERVER = 'plangate';
+
+/** An MCP server name as hosts write them in their settings. */
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export interface HookOptions {
-  /** The seat every call acts as (the hook's configuration, never the payload). */
+  /** The seat every call acts as (the hook's configuration or the caller's token, never the payload). */
   agent: string;
+  /** The host's contract name (`--format`); without it the payload's shape says, where it can. */
+  format?: string;
   /** The run of the calls, if the host started one. */
   runId?: string;
-  /** Use the host's `session_id` as the run (the host, not the model, writes it). */
+  /** Use the host's session id as the run (the host, not the model, writes it). */
   sessionRun?: boolean;
   /**
    * Answer `allow` for an allowed call. Off by default: an allow would skip
@@ -50,113 +56,195 @@ export interface HookOptions {
    * allowed call gets no decision and the host asks as it always does.
    */
   grant?: boolean;
+  /** The MCP server name under which the host reaches plangate's own tools (default {@link DEFAULT_PLANGATE_SERVER}). */
+  plangateServer?: string;
 }
 
-/**
- * Reads a PreToolUse payload; a malformed one is a `PlangateError` naming the problem.
- *
- * @example
- * parsePreToolUse('{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"a"}}').tool // 'Write'
- */
-export function parsePreToolUse(text: string): PreToolUse {
-  if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) throw bad(`the payload is larger than ${MAX_PAYLOAD_BYTES} bytes`);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw bad('the payload is not JSON');
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw bad('the payload is not a JSON object');
-  const p = doc as Record<string, unknown>;
-  if (p['hook_event_name'] !== undefined && p['hook_event_name'] !== 'PreToolUse') {
-    throw bad(`hook_event_name is ${JSON.stringify(p['hook_event_name'])}; plangate hook answers PreToolUse`);
-  }
-  if (typeof p['tool_name'] !== 'string' || p['tool_name'] === '') throw bad('tool_name is missing');
-  const input = p['tool_input'] ?? {};
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw bad('tool_input is not an object');
-  const cwd = p['cwd'] ?? undefined;
-  // A relative path would be measured somewhere other than where the host's tool reads it.
-  if (cwd !== undefined && (typeof cwd !== 'string' || !isAbsolute(cwd) || cwd.includes('\0'))) throw bad('cwd is not an absolute path');
-  return {
-    tool: p['tool_name'],
-    input: input as Record<string, unknown>,
-    ...(typeof p['session_id'] === 'string' && p['session_id'] !== '' ? { sessionId: p['session_id'] } : {}),
-    ...(cwd !== undefined ? { cwd } : {}),
-  };
+/** A payload read, with the contract that answers it. */
+export interface HookPayload {
+  contract: HostContract;
+  doc: Record<string, unknown>;
 }
 
 function bad(message: string): PlangateError {
   return new PlangateError(ErrorCode.InvalidInput, `plangate hook: ${message}`);
 }
 
-function deny(reason: string): Record<string, unknown> {
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+function refusedText(message: string): string {
+  return `plangate could not decide this call, so it is refused: ${message}`;
 }
 
 /**
- * The answer for a decision.
+ * The refusal when the host is not known: exit 2 with the reason on stderr,
+ * and Claude Code's deny on stdout.
  *
  * @example
- * answerFor(decision, { agent: '0xWORKER' }) // { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', … } }
+ * unknownHostRefusal('the payload is not JSON').exitCode // 2
  */
-export function answerFor(decision: Decision, options: Pick<HookOptions, 'grant'>): Record<string, unknown> {
-  if (!decision.allowed) return deny(decision.message ?? decision.code ?? 'refused by plangate');
-  const note = decision.failOpen ? `plangate failed open: ${FAILURE_SHOWN_TO_AGENTS[decision.failOpen.cause]}` : 'plangate: no check refuses this call';
-  return {
-    hookSpecificOutput: {
-      hookEventName: 'PreToolUse',
-      ...(options.grant ? { permissionDecision: 'allow', permissionDecisionReason: note } : {}),
-    },
-    suppressOutput: true,
-  };
+export function unknownHostRefusal(message: string): HookReply {
+  const reason = refusedText(message);
+  return { stdout: `${JSON.stringify(claudeDeny(reason))}\n`, stderr: `${reason}\n`, exitCode: UNKNOWN_HOST_EXIT };
+}
+
+/** Checks the `--plangate-server` name; throws `invalid_input` for one no host would write. */
+export function checkServerName(name: string): string {
+  if (!SERVER_NAME.test(name)) throw bad(`--plangate-server: "${name}" is not an MCP server name`);
+  return name;
 }
 
 /**
- * Decides one payload and returns the text for stdout. Never throws.
+ * The contract named by `format`, or an error naming the hosts there are.
+ *
+ * @example
+ * contractNamed('claude-code').name // 'claude-code'
+ */
+export function contractNamed(format: string): HostContract {
+  const contract = hostNamed(format);
+  if (!contract) throw bad(`--format: "${format}" is not a host plangate answers (${HOST_NAMES.join(', ')})`);
+  return contract;
+}
+
+/**
+ * Reads a payload and picks its contract (`format`, else the payload's
+ * shape). Never throws: what cannot be read is the reply that refuses it.
+ *
+ * @example
+ * const p = readHookPayload(stdin, 'claude-code'); if ('exitCode' in p) write(p); else decide(p);
+ */
+export function readHookPayload(text: string, format?: string): HookPayload | HookReply {
+  let contract: HostContract | undefined;
+  try {
+    if (format !== undefined) contract = contractNamed(format);
+  } catch (error) {
+    return unknownHostRefusal(toError(error).message);
+  }
+  let doc: unknown;
+  try {
+    if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) throw bad(`the payload is larger than ${MAX_PAYLOAD_BYTES} bytes`);
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      throw bad('the payload is not JSON');
+    }
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw bad('the payload is not a JSON object');
+    // Bounded nesting and well-formed Unicode, as every JSON body plangate reads.
+    checkJson(doc, 'plangate hook: the payload');
+  } catch (error) {
+    const message = toError(error).message;
+    return contract ? contract.refuse(refusedText(message)) : unknownHostRefusal(message);
+  }
+  const payload = doc as Record<string, unknown>;
+  contract ??= recognise(payload);
+  if (!contract) return unknownHostRefusal(`plangate hook: the payload is not recognisably one host's; name the host with --format (${HOST_NAMES.join(', ')})`);
+  return { contract, doc: payload };
+}
+
+/** Why an allowed call was let through, where a granting reply says it. */
+export const ALLOWED_NOTE = 'plangate: no check refuses this call';
+/** Why a call of plangate's own tool was let through. */
+export const OWN_TOOL_NOTE = 'plangate: its own tool, never gated';
+
+function allowedNote(decision: Decision): string {
+  return decision.failOpen ? `plangate failed open: ${FAILURE_SHOWN_TO_AGENTS[decision.failOpen.cause]}` : ALLOWED_NOTE;
+}
+
+/**
+ * A contract's reply to a decision: its refusal with the instruction, or its
+ * allow (with the reason it was let through where `grant`).
+ *
+ * @example
+ * replyFor(claudeCode, decision, false).exitCode // 0
+ */
+export function replyFor(contract: HostContract, decision: Decision, grant: boolean, doc?: Record<string, unknown>): HookReply {
+  return decision.allowed ? contract.allow(allowedNote(decision), grant, doc) : contract.refuse(refusalOf(decision).text, doc);
+}
+
+/**
+ * The answer in Claude Code's shape (its stdout, as JSON) for a decision.
+ *
+ * @example
+ * answerFor(decision, {}) // { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', … } }
+ */
+export function answerFor(decision: Decision, options: Pick<HookOptions, 'grant'>): Record<string, unknown> {
+  return JSON.parse(replyFor(claudeCode, decision, options.grant === true).stdout) as Record<string, unknown>;
+}
+
+/**
+ * Decides a payload read by {@link readHookPayload}. Never throws: a failure
+ * is the contract's refusal (see {@link undecidable}), with a line for the
+ * operator's log.
+ *
+ * @example
+ * const { reply } = await decideHook({ gate: pg.gate }, payload, { agent: '0xWORKER' });
+ */
+export async function decideHook(deps: ToolCallDeps, payload: HookPayload, options: HookOptions): Promise<{ reply: HookReply; log?: string }> {
+  const { contract, doc } = payload;
+  try {
+    const call = contract.read(doc);
+    const runId = options.runId ?? (options.sessionRun ? call.sessionId : undefined);
+    const server = options.plangateServer ?? DEFAULT_PLANGATE_SERVER;
+    const grant = options.grant === true;
+    const reply = await runToolCall<HookReply>(deps, {
+      seat: options.agent,
+      tool: call.tool,
+      args: call.input,
+      ...(runId !== undefined ? { runId } : {}),
+      // plangate's own tools, only on the server the operator named as plangate's: a plangate_say elsewhere is any tool.
+      ...(call.mcp && call.mcp.server === server ? { ownName: call.mcp.tool } : {}),
+      // The host's own tools resolve a relative path in its working directory; an MCP server in its own (the read roots).
+      ...(call.mcp === undefined && call.cwd !== undefined ? { relativeTo: call.cwd } : {}),
+    }, {
+      refuse: (r) => replyFor(contract, r.decision, grant, doc),
+      // The host calls plangate's server, which answers the tool: the hook only lets it through.
+      own: () => contract.allow(OWN_TOOL_NOTE, grant, doc),
+      // The host runs the tool itself.
+      forward: (decision) => replyFor(contract, decision, grant, doc),
+    });
+    return { reply };
+  } catch (error) {
+    return undecidable(error, contract, doc);
+  }
+}
+
+/**
+ * The reply when a call cannot be decided (see {@link HOOK_ON_UNDECIDABLE}):
+ * a malformed payload, a plangate that cannot be opened (its store, its
+ * audit), an internal failure. The agent is told a store error in its
+ * code's words; the error's own message goes in `log`, for the operator.
+ *
+ * @example
+ * const { reply, log } = undecidable(new Error('the store cannot be opened'), claudeCode);
+ */
+export function undecidable(error: unknown, contract?: HostContract, doc?: Record<string, unknown>): { reply: HookReply; log?: string } {
+  const e = toError(error);
+  const shown = storeErrorShown(e);
+  const message = e instanceof PlangateError ? shown ?? e.message : 'internal error';
+  const reply = HOOK_ON_UNDECIDABLE !== 'deny' && contract
+    ? contract.allow(`plangate could not decide this call: ${message}`, false, doc)
+    : contract ? contract.refuse(refusedText(message), doc) : unknownHostRefusal(message);
+  const log = !(e instanceof PlangateError) ? `plangate hook: ${e.stack ?? e.message}` : shown !== undefined ? `plangate hook: ${e.code}: ${e.message}` : undefined;
+  return { reply, ...(log !== undefined ? { log } : {}) };
+}
+
+/**
+ * Reads and decides one payload: the whole reply. Never throws.
+ *
+ * @example
+ * const reply = await hookReply({ gate: pg.gate }, stdin, { agent: '0xWORKER', format: 'claude-code' });
+ */
+export async function hookReply(deps: ToolCallDeps, text: string, options: HookOptions): Promise<{ reply: HookReply; log?: string }> {
+  const payload = readHookPayload(text, options.format);
+  return 'exitCode' in payload ? { reply: payload } : decideHook(deps, payload, options);
+}
+
+/**
+ * Decides one payload and returns the text for stdout (the reply's exit
+ * code and stderr are left out: for a caller that embeds the hook in a host
+ * answering in Claude Code's shape). Never throws.
  *
  * @example
  * process.stdout.write(await runHook(pg.gate, await readStdin(), { agent: '0xWORKER' }));
  */
-export async function runHook(gate: Pick<Gate, 'decide'>, text: string, options: HookOptions): Promise<string> {
-  let answer: Record<string, unknown>;
-  try {
-    const payload = parsePreToolUse(text);
-    const runId = options.runId ?? (options.sessionRun ? payload.sessionId : undefined);
-    const shown = argsForPolicy(payload.input);
-    const call: Call = {
-      agent: options.agent,
-      tool: payload.tool,
-      ...(runId !== undefined ? { runId } : {}),
-      args: shown.args,
-      ...(shown.omitted.length ? { omittedArgs: shown.omitted } : {}),
-    };
-    // The host's own tools resolve a relative path in its working directory; an MCP server
-    // (`mcp__<server>__<tool>`) in its own directories, which the read roots name.
-    const relativeTo = payload.tool.startsWith('mcp__') ? undefined : payload.cwd;
-    answer = answerFor(await gate.decide(call, relativeTo !== undefined ? { relativeTo } : {}), options);
-  } catch (error) {
-    return undecidable(error);
-  }
-  return `${JSON.stringify(answer)}\n`;
-}
-
-/**
- * The text for stdout when a call cannot be decided (see
- * {@link HOOK_ON_UNDECIDABLE}): for a malformed payload, and for a
- * plangate that cannot be opened (its store, its audit), since a host
- * lets the call through a hook that exits with an error.
- *
- * @example
- * process.stdout.write(undecidable(new Error('the store cannot be opened')));
- */
-export function undecidable(error: unknown): string {
-  const e = toError(error);
-  // A store error is told in its code's words: its own message (a database's address, a file's path) is the operator's.
-  const shown = storeErrorShown(e);
-  const answer = HOOK_ON_UNDECIDABLE === 'deny'
-    ? deny(`plangate could not decide this call, so it is refused: ${e instanceof PlangateError ? shown ?? e.message : 'internal error'}`)
-    : {};
-  if (!(e instanceof PlangateError)) process.stderr.write(`plangate hook: ${e.stack ?? e.message}\n`);
-  else if (shown !== undefined) process.stderr.write(`plangate hook: ${e.code}: ${e.message}\n`);
-  return `${JSON.stringify(answer)}\n`;
+export async function runHook(gate: ToolCallDeps['gate'], text: string, options: HookOptions): Promise<string> {
+  return (await hookReply({ gate }, text, options)).reply.stdout;
 }

@@ -13,7 +13,8 @@ import { PlangateError } from '../../core/errors.js';
 import type { Call, Decision } from '../../core/types.js';
 import type { RuntimeStatus } from '../../main/status.js';
 import type { DecideOptions } from '../../gate/gate.js';
-import type { ByteBudget } from './limits.js';
+import type { UploadRate } from './limits.js';
+import { FairShares } from './shares.js';
 import type { Principal, TokenSet } from './auth.js';
 import type { HttpDeps, HttpGate, HttpOrg, PolicyEvaluator, RulesAccess } from './deps.js';
 import { errorAnswer, HttpCode, HttpError, logLine, STATUS } from './errors.js';
@@ -32,8 +33,11 @@ import { registerRulesRoutes } from './routes/rules.js';
 import { registerRulesViewRoutes } from './routes/rules-view.js';
 import { registerSayRoutes } from './routes/say.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerHookRoutes } from './routes/hooks.js';
 import { registerWhoamiRoutes } from './routes/whoami.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
+import { withCallerTrace } from '../../main/telemetry/context.js';
+import { isOAuth, registerMetadataRoutes } from './oauth.js';
 import { authorize, parseBody } from './request.js';
 
 /** Largest request body by default: 128 KiB (a 64 KiB message body, JSON-escaped, fits). */
@@ -54,6 +58,7 @@ export const DEFAULT_ROUTES: ReadonlyArray<RouteModule<HttpDeps>> = [
   registerWhoamiRoutes,
   registerRunRoutes,
   registerApprovalRoutes,
+  registerHookRoutes,
 ];
 
 export interface HttpAppOptions {
@@ -69,14 +74,21 @@ export interface HttpAppOptions {
   status?: () => RuntimeStatus;
   /** Largest request body in bytes; default {@link DEFAULT_BODY_LIMIT}. */
   bodyLimit?: number;
-  /** The bytes of bodies being read at once, shared with every listener of the process unless given. */
-  bodyBudget?: ByteBudget;
+  /**
+   * Each token's share of the bodies being read and the requests in flight
+   * (shares.ts); by default one per app, its callers' pool the process's.
+   */
+  shares?: FairShares;
+  /** The slowest a request body may arrive (default MIN_UPLOAD_RATE in limits.ts). */
+  uploadRate?: UploadRate;
   /** More route modules (e.g. holds), registered after the default ones. */
   routes?: ReadonlyArray<RouteModule<HttpDeps>>;
   /** Metrics to count into; by default the app makes its own registry. */
   metrics?: Metrics;
   /** Reads the audit trail back for `GET /v1/audit`; without it that route answers 503 `audit_unreadable`. */
   audit?: AuditReader;
+  /** The seat's reviewer channel as the rules name it, for `POST /v1/hooks/:host` (without it, the built-in name). */
+  channelFor?: (seat: string) => Promise<string>;
   /**
    * Called for an unexpected error (an answer 500), and for a store error
    * whose message the caller was not shown (see `STORE_ERROR_SHOWN`). Never
@@ -164,6 +176,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     status,
     metrics,
     audit: options.audit,
+    ...(options.channelFor ? { channelFor: options.channelFor } : {}),
     onError,
     decide: async (call: Call, decideOptions?: DecideOptions): Promise<Decision> => {
       const t0 = process.hrtime.bigint();
@@ -179,6 +192,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
   const router = new Router();
   for (const register of [...DEFAULT_ROUTES, ...(options.routes ?? [])]) register(router, deps);
+  const oauth = isOAuth(options.tokens) ? options.tokens : undefined;
+  if (oauth) registerMetadataRoutes(router, oauth);
 
   /** The principals of requests authorized before their bodies were read, by their headers: a token is checked once a request. */
   const authorized = new WeakMap<IncomingHttpHeaders, Principal | undefined>();
@@ -192,6 +207,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     let principal: Principal | undefined;
     let answer: HttpAnswer;
     try {
+      // A JWT is verified before the (synchronous) token check; a static token needs nothing.
+      if (oauth) await oauth.prepare(request.headers?.authorization);
       if (match.kind === 'not_found') throw new HttpError(HttpCode.RouteNotFound, `no route ${method} ${path}`);
       if (match.kind === 'method_not_allowed') {
         throw new HttpError(HttpCode.MethodNotAllowed, `${method} is not allowed on ${path} (allowed: ${match.allow.join(', ')})`, [], { allow: match.allow.join(', ') });
@@ -201,7 +218,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       // Authorized already before its body was read (mayRead), else now.
       principal = authorized.has(headers) ? authorized.get(headers) : authorize(route, options.tokens, headers.authorization);
       const body = parseBody(route, headers, request.body, bodyLimit);
-      const reply = await route.handle({
+      const handling = route;
+      // The caller's trace context (W3C traceparent), so a decision's span sits in the caller's trace.
+      const reply = await withCallerTrace(headers, () => handling.handle({
         method: method as Method,
         path,
         params: match.params,
@@ -209,7 +228,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         headers,
         principal,
         body,
-      });
+      }));
       answer = render(reply);
     } catch (error) {
       const e = errorAnswer(error, principal?.role === 'operator' ? 'operator' : 'caller');
@@ -223,17 +242,19 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return answer;
   }
 
-  /** Whether a request's body is worth reading: its route exists and its token may use it (see ServeOptions.mayRead). */
-  function mayRead(req: IncomingMessage): boolean {
+  /** Whether a request is worth reading, and whose share it draws on: its route exists and its token may use it (see ServeOptions.admit). */
+  function admit(req: IncomingMessage): { read: boolean; principal?: Principal | undefined } {
     const match = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
-    if (match.kind !== 'route') return false;
+    if (match.kind !== 'route') return { read: false };
     try {
-      authorized.set(req.headers, authorize(match.route, options.tokens, req.headers.authorization));
-      return true;
+      const principal = authorize(match.route, options.tokens, req.headers.authorization);
+      authorized.set(req.headers, principal);
+      return { read: true, principal };
     } catch {
-      return false;
+      return { read: false };
     }
   }
+  const shares = options.shares ?? new FairShares();
 
   const streams = new Set<AbortController>();
   return {
@@ -263,18 +284,20 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return { status: a.status, headers: a.headers, text, json };
     },
     listener(req, res) {
-      const refused = (code: HttpCode) => (): void => {
+      const refused = (code: HttpCode): void => {
         const m = router.match((req.method ?? 'GET').toUpperCase(), (req.url ?? '/').split('?')[0] as string);
         metrics.observeRequest(m.kind === 'route' ? m.route.path : 'unmatched', (req.method ?? 'GET').toUpperCase(), STATUS[code]);
       };
-      serveNode(fetch, req, res, {
+      // A JWT is verified before the body is read, so that mayRead knows its principal.
+      (oauth ? oauth.prepare(req.headers.authorization) : Promise.resolve()).then(() => serveNode(fetch, req, res, {
         limit: bodyLimit,
         streams,
-        onTooLarge: refused(HttpCode.BodyTooLarge),
-        onBusy: refused(HttpCode.Busy),
-        mayRead,
-        ...(options.bodyBudget ? { budget: options.bodyBudget } : {}),
-      }).catch((error: unknown) => {
+        onTooLarge: () => refused(HttpCode.BodyTooLarge),
+        onRefused: refused,
+        shares,
+        admit,
+        ...(options.uploadRate ? { uploadRate: options.uploadRate } : {}),
+      })).catch((error: unknown) => {
         // Writing the answer failed (e.g. the client went away): nothing left to answer.
         onError(error, { method: req.method ?? 'GET', route: 'write' });
         res.destroy();

@@ -177,7 +177,7 @@ export function parseTokenEnv(value: string): TokenEntry[] {
  * Loads the tokens: from `file` (or `PLANGATE_TOKENS_FILE`) and from
  * `PLANGATE_TOKENS`, both when both are given.
  */
-export async function loadTokens(options: { file?: string; env?: NodeJS.ProcessEnv }): Promise<TokenSet> {
+export async function loadTokens(options: { file?: string; env?: NodeJS.ProcessEnv; /** None may be given (another credential, e.g. OAuth, is configured). */ optional?: boolean }): Promise<TokenSet> {
   const env = options.env ?? process.env;
   const file = options.file ?? env[TOKENS_FILE_ENV];
   const entries: TokenEntry[] = [];
@@ -191,7 +191,7 @@ export async function loadTokens(options: { file?: string; env?: NodeJS.ProcessE
     entries.push(...parseTokenFile(text, file));
   }
   if (env[TOKENS_ENV]) entries.push(...parseTokenEnv(env[TOKENS_ENV] as string));
-  if (entries.length === 0) {
+  if (entries.length === 0 && !options.optional) {
     throw new PlangateError(ErrorCode.InvalidInput, `no tokens: give --tokens FILE, ${TOKENS_FILE_ENV} or ${TOKENS_ENV}`);
   }
   return createTokenSet(entries, file ?? TOKENS_ENV);

@@ -62,6 +62,8 @@ export interface HttpDeps {
   metrics: Metrics;
   /** Reads the audit trail back (`GET /v1/audit`); undefined when the sink cannot be read. */
   audit: AuditReader | undefined;
+  /** The seat's reviewer channel as the rules name it (for an agent host's hook); undefined: the built-in name. */
+  channelFor?(seat: string): Promise<string>;
   /** `gate.decide`, timed and counted in the metrics. */
   decide(call: Call, options?: DecideOptions): Promise<Decision>;
   /** The operator's log for what a route meets outside a request (the app's `onError`). */

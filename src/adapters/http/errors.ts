@@ -9,6 +9,10 @@ import { ErrorCode, PlangateError, storeErrorShown, type Problem } from '../../c
 export const HttpCode = {
   /** No `Authorization: Bearer` header, a malformed one, or a token nobody issued. */
   Unauthorized: 'unauthorized',
+  /** The request's Host is not one the listener answers to (DNS rebinding; see rebinding.ts). */
+  HostNotAllowed: 'host_not_allowed',
+  /** The request's Origin is not an allowed one (see rebinding.ts). */
+  OriginNotAllowed: 'origin_not_allowed',
   /** The token is valid but its role may not use this route. */
   Forbidden: 'forbidden',
   /** An agent token named another seat in the body (as agent or author). */
@@ -23,6 +27,8 @@ export const HttpCode = {
   MalformedJson: 'malformed_json',
   /** `POST /mcp/call`: no executor is configured for this tool. */
   NoExecutor: 'no_executor',
+  /** `POST /v1/hooks/:host`: plangate has no hook contract for this host. */
+  UnknownHost: 'unknown_host',
   /** The executor could not be reached, or its answer was too large or cut off. */
   UpstreamFailed: 'upstream_failed',
   /** The executor did not answer in time. */
@@ -33,6 +39,10 @@ export const HttpCode = {
   AuditUnreadable: 'audit_unreadable',
   /** Too many request bodies are being read at once (see limits.ts): retry in a moment. */
   Busy: 'busy',
+  /** This token's own share (bytes being read, requests in flight; see shares.ts) is spent: retry in a moment. */
+  TooManyRequests: 'too_many_requests',
+  /** The request body arrived slower than the minimum upload rate (see limits.ts). */
+  UploadTooSlow: 'upload_too_slow',
   /** Anything unexpected; the message never carries internals. */
   Internal: 'internal',
 } as const;
@@ -49,11 +59,14 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [HttpCode.Unauthorized]: 401,
   [HttpCode.Forbidden]: 403,
   [HttpCode.SeatMismatch]: 403,
+  [HttpCode.HostNotAllowed]: 403,
+  [HttpCode.OriginNotAllowed]: 403,
   [ErrorCode.ClaimRefused]: 403,
   [ErrorCode.NotApprover]: 403,
   [ErrorCode.NotFound]: 404,
   [HttpCode.RouteNotFound]: 404,
   [HttpCode.NoExecutor]: 404,
+  [HttpCode.UnknownHost]: 404,
   [HttpCode.DocumentNotServed]: 404,
   [HttpCode.MethodNotAllowed]: 405,
   [ErrorCode.PlanRequired]: 409,
@@ -61,6 +74,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.PlanningHold]: 409,
   [ErrorCode.ApprovalRequired]: 409,
   [ErrorCode.ReadGuard]: 409,
+  [ErrorCode.ToolChanged]: 409,
   [ErrorCode.AlreadyHeld]: 409,
   [ErrorCode.PlanningGateOff]: 409,
   [ErrorCode.NotHeld]: 404,
@@ -69,6 +83,7 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.RulesInvalid]: 422,
   [ErrorCode.RulesEditRefused]: 422,
   [ErrorCode.RulesUnreadable]: 500,
+  [ErrorCode.RulesMissing]: 500,
   [ErrorCode.PolicyResultInvalid]: 500,
   [ErrorCode.StoreFailure]: 500,
   [HttpCode.Internal]: 500,
@@ -76,6 +91,8 @@ export const STATUS: Readonly<Record<ErrorCode | HttpCode, number>> = {
   [ErrorCode.PolicyUnavailable]: 503,
   [ErrorCode.StoreUnavailable]: 503,
   [HttpCode.Busy]: 503,
+  [HttpCode.TooManyRequests]: 429,
+  [HttpCode.UploadTooSlow]: 408,
   [HttpCode.AuditUnreadable]: 503,
   [HttpCode.UpstreamTimeout]: 504,
 };

@@ -7,6 +7,8 @@ export { createExecutors, loadExecutors, type ExecutorAnswer, type ExecutorPaylo
 export { createMetrics, outcomeOf, type Metrics, type MetricsOptions, type Outcome } from './metrics.js';
 export { expressGuard, guardHandler, type GuardOptions } from './middleware.js';
 export { httpOptionsFrom } from './plangate.js';
+export { ByteBudget, MIN_UPLOAD_RATE, type UploadRate } from './limits.js';
+export { FairShares, shareOf, type ShareOptions } from './shares.js';
 export { refusalBody, REFUSED_STATUS, type RefusalBody } from './refusal.js';
 export { Router, type Match, type Method, type Reply, type Route, type RouteContext, type RouteModule } from './router.js';
 export { DEFAULT_HOST, DEFAULT_PORT, listen, type ListenOptions, type RunningServer } from './server.js';

@@ -4,19 +4,35 @@
  * reads them are counted across every connection: a body is held whole
  * before it is parsed, so without a bound many clients that each start a
  * large body and send it slowly (or never finish it) take the memory every
- * caller shares; the request timeout frees each one only after 30 s. Past
- * the bound a request is answered 503 `busy` (with `Retry-After`) instead,
- * and its body is not read. An answer whose client reads nothing is
+ * caller shares; the request timeout frees each one only after 30 s. The
+ * bound is shared fairly between the callers (shares.ts): past its own
+ * share a token is answered 429, past the pool 503 `busy` (both with
+ * `Retry-After`), and that body is not read. A body that arrives slower
+ * than {@link MIN_UPLOAD_BYTES_PER_S} (after a grace) is cut, so holding a
+ * share costs a steady upload. An answer whose client reads nothing is
  * dropped after the send timeout.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpCode, HttpError } from './errors.js';
+import type { Budget } from './shares.js';
 
 /** Most bytes of request bodies being read at once in one process: 64 MiB. */
 export const BODY_BYTES_READING = 64 * 1024 * 1024;
 
 /** How long a request may take to arrive, headers and body (Node's default is 5 minutes). */
 export const REQUEST_TIMEOUT_MS = 30_000;
+/** Slowest a request body may arrive, on average since its first byte was awaited: 8 KiB/s. */
+export const MIN_UPLOAD_BYTES_PER_S = 8 * 1024;
+/** How long a body may take before the minimum rate applies (a client's first round trips). */
+export const MIN_UPLOAD_GRACE_MS = 2_000;
+
+/** The minimum upload rate a body read holds its client to. */
+export interface UploadRate {
+  bytesPerSecond: number;
+  graceMs: number;
+}
+export const MIN_UPLOAD_RATE: UploadRate = { bytesPerSecond: MIN_UPLOAD_BYTES_PER_S, graceMs: MIN_UPLOAD_GRACE_MS };
+
 /** How long its headers may take. */
 export const HEADERS_TIMEOUT_MS = 10_000;
 /**
@@ -62,12 +78,22 @@ export class ByteBudget {
 export const PROCESS_BODY_BUDGET = new ByteBudget(BODY_BYTES_READING);
 
 /** The answer to a request whose body the budget has no room for. */
-export function busyError(budget: ByteBudget): HttpError {
+export function busyError(budget: Budget): HttpError {
   return new HttpError(HttpCode.Busy, `too many request bodies are being read at once (${budget.limit} bytes); retry in a moment`, [], { 'Retry-After': '1', connection: 'close' });
 }
 
-/** A body read whole, or why not: past `limit`, no room in the budget, or the client went away first. */
-export type BodyRead = Buffer | 'too_large' | 'busy' | 'aborted';
+/** The answer to a request whose caller's own share is spent (bytes being read, or requests in flight). */
+export function ownShareError(what: string): HttpError {
+  return new HttpError(HttpCode.TooManyRequests, `this token has ${what}; retry when one of its requests is answered`, [], { 'Retry-After': '1', connection: 'close' });
+}
+
+/** The answer to a body that arrived slower than the minimum rate. */
+export function tooSlowError(rate: UploadRate): HttpError {
+  return new HttpError(HttpCode.UploadTooSlow, `the body arrived slower than ${rate.bytesPerSecond} bytes a second; send it at once`, [], { connection: 'close' });
+}
+
+/** A body read whole, or why not: past `limit`, no room in the budget, slower than the minimum rate, or the client went away first. */
+export type BodyRead = Buffer | 'too_large' | 'busy' | 'too_slow' | 'aborted';
 
 /**
  * Reads a request body, holding its bytes against `budget` while it
@@ -79,14 +105,22 @@ export type BodyRead = Buffer | 'too_large' | 'busy' | 'aborted';
  * const read = await readBody(req, 128 * 1024, PROCESS_BODY_BUDGET);
  * if (read === 'busy') throw busyError(PROCESS_BODY_BUDGET);
  */
-export function readBody(req: IncomingMessage, limit: number, budget: ByteBudget): Promise<BodyRead> {
+export function readBody(req: IncomingMessage, limit: number, budget: Budget, rate: UploadRate = MIN_UPLOAD_RATE): Promise<BodyRead> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    const started = Date.now();
+    // Checked every quarter of the grace: the body so far against the rate since the start.
+    const pace = setInterval(() => {
+      const elapsed = Date.now() - started;
+      if (elapsed >= rate.graceMs && size < (rate.bytesPerSecond * elapsed) / 1000) finish('too_slow');
+    }, Math.max(25, Math.min(rate.graceMs / 4, 1_000)));
+    pace.unref();
     const finish = (value: BodyRead): void => {
       if (done) return;
       done = true;
+      clearInterval(pace);
       budget.give(size);
       chunks.length = 0;
       resolve(value);

@@ -3,8 +3,10 @@
  * it is passed, without reading the rest), answer in-process, write the answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { busyError, PROCESS_BODY_BUDGET, readBody, SEND_TIMEOUT_MS, sendTimeout, type ByteBudget } from './limits.js';
+import { busyError, MIN_UPLOAD_RATE, ownShareError, readBody, SEND_TIMEOUT_MS, sendTimeout, tooSlowError, type UploadRate } from './limits.js';
 import { errorAnswer, HttpCode, HttpError } from './errors.js';
+import { FairShares, shareOf } from './shares.js';
+import type { Principal } from './auth.js';
 import type { HttpAnswer, HttpRequest } from './app.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -27,50 +29,62 @@ export interface ServeOptions {
   streams: Set<AbortController>;
   /** Told of a body refused for its size. */
   onTooLarge: () => void;
-  /** Told of a body refused because the budget is spent. */
-  onBusy?: () => void;
-  /** The bytes of bodies being read at once (default: the process's). */
-  budget?: ByteBudget;
+  /** Told of a request refused because its share or the pool is spent, or its body came too slowly. */
+  onRefused?: (code: HttpCode) => void;
+  /** The fair shares of bodies being read and requests in flight (shares.ts); default: one for every `serveNode` without its own. */
+  shares?: FairShares;
   /**
-   * Whether the request's body is worth reading: false for a request the
-   * app will refuse from its headers alone (no such route, no valid token,
-   * a role the route does not take), which is then answered unread, so no
-   * caller without a token can hold any of the budget.
+   * Verifies the request's token from its headers before anything is read:
+   * `read: false` for a request the app will refuse from its headers alone
+   * (no such route, no valid token, a role the route does not take), which
+   * is then answered unread, so no caller without a token can hold any of
+   * the budget; otherwise the verified principal (none on an open route)
+   * whose share the request draws on.
    */
-  mayRead?: (req: IncomingMessage) => boolean;
+  admit?: (req: IncomingMessage) => { read: boolean; principal?: Principal | undefined };
+  /** The slowest a body may arrive (default MIN_UPLOAD_RATE). */
+  uploadRate?: UploadRate;
   /** How long an answer may wait for its client to read (default SEND_TIMEOUT_MS). */
   sendTimeoutMs?: number;
 }
 
+let defaultShares: FairShares | undefined;
+
 /** Reads the body (stopping at the limit), answers, writes the answer; a streamed answer runs until it ends, the client leaves or `streams` are aborted. */
 export async function serveNode(fetch: (request: HttpRequest) => Promise<HttpAnswer>, req: IncomingMessage, res: ServerResponse, o: ServeOptions): Promise<void> {
   const declared = Number(req.headers['content-length']);
-  const budget = o.budget ?? PROCESS_BODY_BUDGET;
+  const admitted = o.admit ? o.admit(req) : { read: true };
+  const refuse = (error: HttpError): void => {
+    o.onRefused?.(error.code as HttpCode);
+    refuseBody(res, error);
+  };
+  // Answered from its headers alone: holds no share.
+  if (!admitted.read) return void (await answer(fetch, req, res, o, undefined, true));
+  const ticket = (o.shares ?? (defaultShares ??= new FairShares())).enter(shareOf(admitted.principal));
+  if (ticket === 'too_many') return refuse(ownShareError('its most requests in flight'));
+  res.once('close', () => ticket.leave());
   let body: Buffer | undefined;
-  let unread = false;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    if (o.mayRead && !o.mayRead(req)) {
-      unread = true;
-    } else {
-      const read = declared > o.limit ? 'too_large' : await readBody(req, o.limit, budget);
-      if (read === 'aborted') return void res.destroy();
-      if (read === 'too_large') {
-        o.onTooLarge();
-        return refuseBody(res, new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${o.limit} bytes`));
-      }
-      if (read === 'busy') {
-        o.onBusy?.();
-        return refuseBody(res, busyError(budget));
-      }
-      body = read;
+    const read = declared > o.limit ? 'too_large' : await readBody(req, o.limit, ticket.budget, o.uploadRate ?? MIN_UPLOAD_RATE);
+    if (read === 'aborted') return void res.destroy();
+    if (read === 'too_large') {
+      o.onTooLarge();
+      return refuseBody(res, new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${o.limit} bytes`));
     }
+    if (read === 'too_slow') return refuse(tooSlowError(o.uploadRate ?? MIN_UPLOAD_RATE));
+    if (read === 'busy') return refuse(ticket.refusal() === 'own_share' ? ownShareError('its share of request bodies being read') : busyError(ticket.budget));
+    body = read;
   }
-  const answer = await fetch({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body ? { body } : {}) });
-  if (answer.stream) return streamAnswer(answer, res, o.streams, o.sendTimeoutMs ?? SEND_TIMEOUT_MS);
+  await answer(fetch, req, res, o, body, false);
+}
+
+async function answer(fetch: (request: HttpRequest) => Promise<HttpAnswer>, req: IncomingMessage, res: ServerResponse, o: ServeOptions, body: Buffer | undefined, unread: boolean): Promise<void> {
+  const reply = await fetch({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body ? { body } : {}) });
+  if (reply.stream) return streamAnswer(reply, res, o.streams, o.sendTimeoutMs ?? SEND_TIMEOUT_MS);
   // A text body goes as it is: node:http then sends it with the headers in one write.
-  const length = typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.length;
-  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(length), ...(unread ? { connection: 'close' } : {}) });
-  res.end(answer.body);
+  const length = typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.length;
+  res.writeHead(reply.status, { ...reply.headers, 'content-length': String(length), ...(unread && req.method !== 'GET' && req.method !== 'HEAD' ? { connection: 'close' } : {}) });
+  res.end(reply.body);
 }
 
 /**

@@ -6,7 +6,9 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Decision } from '../../core/types.js';
+import type { CallOutcome } from '../../gate/tool-call.js';
 import type { RuntimeStatus } from '../../main/status.js';
+import { shareRegistry } from '../../main/telemetry/state.js';
 
 /** How a decision came out, as a metric label. */
 export type Outcome = 'allowed' | 'refused' | 'fail_open';
@@ -19,6 +21,8 @@ export interface Metrics {
   observeDecisionError(code: string, seconds: number): void;
   /** Counts one HTTP answer by route pattern (never the raw path), method and status. */
   observeRequest(route: string, method: string, status: number): void;
+  /** Counts one tool call through the tool-call pipeline by its door (`/mcp/call`, `hook:<host>`) and how it ended. */
+  observeToolCall(door: string, outcome: CallOutcome): void;
   /** The exposition text and its content type. */
   render(): Promise<{ text: string; contentType: string }>;
 }
@@ -49,6 +53,8 @@ export function outcomeOf(decision: Decision): Outcome {
  */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
+  // Also over OTLP, with the same names and labels, while telemetry runs.
+  shareRegistry(registry);
   const status = options.status;
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'plangate_' });
 
@@ -96,10 +102,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   new Gauge({
     name: 'plangate_fail_open',
-    help: '1 while plangate fails open: the rules or the policy could not be loaded and calls go through as if the mode were off.',
+    help: '1 while plangate fails open: the rules or the policy could not be loaded, or calls failed open on a store outage in the last minute, and calls go through as if the mode were off.',
     registers: [registry],
     collect() {
-      this.set(status?.().failOpen ? 1 : 0);
+      const s = status?.();
+      this.set(s?.failOpen || s?.storeFailingOpen ? 1 : 0);
     },
   });
   new Gauge({
@@ -138,6 +145,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
 
+  const toolCalls = new Counter({
+    name: 'plangate_tool_calls_total',
+    help: 'Tool calls through POST /mcp/call and POST /v1/hooks/:host, by door (/mcp/call, hook:<host>) and outcome (allowed, refused, fail_open, own).',
+    labelNames: ['door', 'outcome'] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
     observeDecision(decision, seconds) {
@@ -150,6 +164,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     observeRequest(route, method, statusCode) {
       requests.inc({ route, method, status: String(statusCode) });
+    },
+    observeToolCall(door, outcome) {
+      toolCalls.inc({ door, outcome });
     },
     async render() {
       return { text: await registry.metrics(), contentType: registry.contentType };

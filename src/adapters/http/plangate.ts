@@ -4,6 +4,7 @@
  * and the runtime status.
  */
 import { readerOf } from '../../audit/query.js';
+import { reviewerChannels } from '../../main/channel.js';
 import type { Plangate } from '../../main/open.js';
 import { refuseIfPinnedBy } from '../../main/env.js';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
@@ -22,7 +23,7 @@ import type { RuleEdit, RulesInForce } from './deps.js';
  * const pg = await openPlangate({ rules: 'examples/rules', watch: true });
  * const app = createHttpApp({ ...httpOptionsFrom(pg), tokens: await loadTokens({ file: 'tokens.json' }) });
  */
-export function httpOptionsFrom(pg: Plangate): Pick<HttpAppOptions, 'gate' | 'org' | 'rules' | 'policy' | 'status' | 'audit'> {
+export function httpOptionsFrom(pg: Plangate): Pick<HttpAppOptions, 'gate' | 'org' | 'rules' | 'policy' | 'status' | 'audit' | 'channelFor'> {
   const inForce = (): RulesInForce | undefined => {
     const r = pg.rules;
     return r ? { dir: r.dir, revision: r.revision, files: r.files, data: r.data, loadedAt: r.loadedAt } : undefined;
@@ -52,6 +53,7 @@ export function httpOptionsFrom(pg: Plangate): Pick<HttpAppOptions, 'gate' | 'or
       },
     },
     status: () => pg.status(),
+    channelFor: reviewerChannels(pg),
     ...(readerOf(pg.audit) ? { audit: readerOf(pg.audit) as NonNullable<HttpAppOptions['audit']> } : {}),
   };
 }

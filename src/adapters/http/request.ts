@@ -43,6 +43,7 @@ export function parseBody(route: Route, headers: IncomingHttpHeaders, raw: Uint8
   const size = raw === undefined ? 0 : typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
   if (size > limit) throw new HttpError(HttpCode.BodyTooLarge, `the body is larger than ${limit} bytes`);
   const text = raw === undefined ? '' : typeof raw === 'string' ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8');
+  if (route.body === 'text') return text;
   if (text.trim() === '') {
     if (route.body === 'json') return undefined;
     throw new PlangateError(ErrorCode.InvalidInput, 'a JSON body is required', [{ path: '/', message: 'a JSON body is required' }]);

@@ -61,9 +61,10 @@ export interface Route {
   roles: readonly Role[] | 'open';
   /**
    * The request body: `none` (ignored), a schema name from `schemas/http/`
-   * (required, JSON, validated), or `json` (optional, any JSON, checked by the handler).
+   * (required, JSON, validated), `json` (optional, any JSON, checked by the handler),
+   * or `text` (the body as it came, any content type, up to the body limit: the handler reads it).
    */
-  body: 'none' | 'json' | { schema: string };
+  body: 'none' | 'json' | 'text' | { schema: string };
   /** `opa`: errors in the OPA server's shape `{ code, message }` (the data API). Default `plangate`. */
   errors?: 'plangate' | 'opa';
   handle(ctx: RouteContext): Promise<Reply> | Reply;

@@ -9,3 +9,9 @@ export const TOKENS_ENV = 'PLANGATE_TOKENS';
 
 /** The tokens file. */
 export const TOKENS_FILE_ENV = 'PLANGATE_TOKENS_FILE';
+
+/** Allowed `Host` values of every listener, comma-separated (see rebinding.ts). */
+export const ALLOWED_HOSTS_ENV = 'PLANGATE_ALLOWED_HOSTS';
+
+/** Allowed `Origin` values of every listener, comma-separated (see rebinding.ts). */
+export const ALLOWED_ORIGINS_ENV = 'PLANGATE_ALLOWED_ORIGINS';

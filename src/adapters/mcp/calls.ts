@@ -13,18 +13,20 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { forwardedMeta } from '../../core/call.js';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
-import type { Call, Decision, ToolHints } from '../../core/types.js';
+import type { Call, Decision, McpToolFact, ToolHints } from '../../core/types.js';
 import type { Gate } from '../../gate/gate.js';
 import { argsForPolicy } from '../../gate/args.js';
-import { DEFAULT_REVIEWER_CHANNEL, RUN_META_KEY, SAY_TOOL } from './names.js';
+import { runToolCall, type CallOutcome, type ToolCall } from '../../gate/tool-call.js';
+import { RUN_META_KEY, SAY_TOOL } from './names.js';
 import { say, submitPlan, type OwnToolDeps } from './own-tools.js';
-import { errorResult, refusalResult } from './results.js';
-import type { Extra, GatewaySession } from './session.js';
+import { toolDigest } from './pins.js';
+import { errorResult } from './results.js';
+import type { Extra, GatewaySession, Route } from './session.js';
 import { UpstreamDownError, type UpstreamLink } from './upstream.js';
 
-/** How a tool call ended, for the per-tool counters. */
-export type CallOutcome = 'allowed' | 'refused' | 'fail_open' | 'upstream_down' | 'own' | 'busy';
+export type { CallOutcome } from '../../gate/tool-call.js';
 
 /** What the gated entry points need. */
 export interface CallDeps extends OwnToolDeps {
@@ -37,6 +39,8 @@ export interface CallDeps extends OwnToolDeps {
   timeoutMs?: number;
   /** The read roots of an upstream's tools, by upstream name, where it has its own (see GatewayOptions.readRoots). */
   rootsOf?(upstream: string): readonly string[] | undefined;
+  /** Told, after each decision of an upstream tool, whether its pin refused it (for /health). */
+  pinState?(tool: string, upstream: string, upstreamTool: string, changed: boolean): void;
   /** The most requests one session may have in flight at once (default MAX_CALLS_IN_FLIGHT, in guards.ts). */
   maxCallsInFlight?: number;
 }
@@ -66,10 +70,8 @@ export function runOf(session: GatewaySession, meta: Meta): { runId?: string } |
 }
 
 /** `_meta` as it goes upstream: without plangate's key or the client's progress token (the SDK sets its own). */
-export function forwardedMeta(meta: Meta): Meta {
-  if (!meta) return undefined;
-  const { [RUN_META_KEY]: _run, progressToken: _token, ...rest } = meta;
-  return Object.keys(rest).length ? rest : undefined;
+export function upstreamMeta(meta: Meta): Meta {
+  return forwardedMeta(meta, ['progressToken']);
 }
 
 /** The hints of an upstream tool, as the policy reads them. */
@@ -95,10 +97,10 @@ export function shown(args: Record<string, unknown>): Pick<Call, 'args' | 'omitt
 }
 
 /** Decides a call going to `link` (none for plangate's own tools), in that upstream's read roots when it has its own. */
-export async function decide(deps: CallDeps, call: Call, link: UpstreamLink | undefined): Promise<Decision> {
+export async function decide(deps: CallDeps, call: Call, link: UpstreamLink | undefined, mcpTool?: McpToolFact): Promise<Decision> {
   const readRoots = link ? deps.rootsOf?.(link.spec.name) : undefined;
   try {
-    return await deps.gate.decide(call, readRoots ? { readRoots } : {});
+    return await deps.gate.decide(call, { ...(readRoots ? { readRoots } : {}), ...(mcpTool ? { mcpTool } : {}) });
   } catch (error) {
     if (error instanceof PlangateError && error.code === ErrorCode.InvalidInput) throw new McpError(RpcCode.InvalidParams, error.message);
     throw error;
@@ -112,71 +114,64 @@ function downResult(name: string, error: UpstreamDownError): CallToolResult {
 }
 
 /**
- * `tools/call`: plangate's own tools are answered here; an upstream tool is
- * decided (with its annotations and the policy's view of its arguments)
- * and forwarded only when allowed, with progress and cancellation relayed.
+ * `tools/call`, through the tool-call pipeline (gate/tool-call.ts): plangate's
+ * own tools are answered here; an upstream tool is decided (with its
+ * annotations, its upstream and definition digest for the pin and the
+ * annotations' trust, and the policy's view of its arguments) and forwarded only
+ * when allowed, with progress and cancellation relayed.
  */
 export async function callTool(session: GatewaySession, deps: CallDeps, params: CallToolRequest['params'], extra: Extra): Promise<CallToolResult> {
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   const run = runOf(session, params._meta as Meta);
   if ('mismatch' in run) return errorResult(run.mismatch, { check: 'run', code: 'run_mismatch', reason: 'run_mismatch' });
   const { runId } = run;
-  if (params.name === SAY_TOOL) {
-    deps.count?.(params.name, 'own');
-    return say(deps, session.seat, args, runId);
-  }
-  // An upstream tool is decided at once; the policy says if it is the seat's reviewer channel (then it is never forwarded).
-  let route = session.routes.get(params.name);
-  if (!route) {
-    if (params.name === await deps.channelFor(session.seat)) {
-      deps.count?.(params.name, 'own');
-      return submitPlan(deps, session.seat, args, runId);
-    }
-    route = await session.route(params.name);
-  }
-  if (route?.link.toolsChanging) {
-    // The upstream announced a change of its tools: the call is decided on the new list.
-    await route.link.toolsSettled();
-    route = session.routes.get(params.name);
-  }
-  if (!route) throw new McpError(RpcCode.InvalidParams, `Tool ${params.name} not found`);
-  const decision = await decide(deps, {
-    agent: session.seat,
+  let route: Route | undefined;
+  const call: ToolCall = {
+    seat: session.seat,
     tool: params.name,
+    args,
     ...(runId !== undefined ? { runId } : {}),
-    ...shown(args),
-    annotations: hintsOf(route.tool),
-  }, route.link);
-  if (!decision.allowed) {
-    deps.count?.(params.name, 'refused');
-    return refusalResult(decision);
-  }
-  // The seat's reviewer channel, even where an upstream offers a tool of that name: plangate's, never
-  // forwarded. A decision made without the policy (failing open) does not say: the channel is looked up.
-  if (decision.channelCall === true || (decision.failOpen !== undefined && params.name === await channelOrDefault(deps, session.seat))) {
-    deps.count?.(params.name, 'own');
-    return submitPlan(deps, session.seat, args, runId);
-  }
-  const meta = forwardedMeta(params._meta as Meta);
-  const request = { method: 'tools/call', params: { name: route.tool.name, arguments: args, ...(meta ? { _meta: meta } : {}) } };
+    // plangate's own server answers the plan tool always, the reviewer channel where no upstream offers that name.
+    ...(params.name === SAY_TOOL || !session.routes.get(params.name) ? { ownName: params.name } : {}),
+    async target() {
+      route = session.routes.get(params.name) ?? await session.route(params.name);
+      if (route?.link.toolsChanging) {
+        // The upstream announced a change of its tools: the call is decided on the new list.
+        await route.link.toolsSettled();
+        route = session.routes.get(params.name);
+      }
+      if (!route) throw new McpError(RpcCode.InvalidParams, `Tool ${params.name} not found`);
+      const readRoots = deps.rootsOf?.(route.link.spec.name);
+      const { link, tool } = route;
+      return {
+        annotations: hintsOf(tool),
+        ...(readRoots ? { readRoots } : {}),
+        // The gateway's own fact: which upstream offers the tool, and its definition now (its pin, and the annotations' trust).
+        mcpTool: { upstream: link.spec.name, tool: tool.name, digest: toolDigest(tool) },
+        decided: (decision) => deps.pinState?.(params.name, link.spec.name, tool.name, decision.check === 'tool_pin'),
+      };
+    },
+  };
   try {
-    const result = await forward(session, route.link, request, extra, deps) as CallToolResult;
-    deps.count?.(params.name, decision.failOpen ? 'fail_open' : 'allowed');
-    return result;
+    return await runToolCall<CallToolResult>(deps, call, {
+      refuse: (r) => errorResult(r.text, { check: r.check, code: r.code, reason: r.reason }),
+      own: (tool) => (tool === 'say' ? say(deps, session.seat, args, runId) : submitPlan(deps, session.seat, args, runId)),
+      forward: async () => {
+        const meta = upstreamMeta(params._meta as Meta);
+        // A task-augmented call asks the upstream for a task (tasks.ts makes it the session's).
+        const request = { method: 'tools/call', params: { name: route!.tool.name, arguments: args, ...(meta ? { _meta: meta } : {}), ...(params.task ? { task: params.task } : {}) } };
+        return await forward(session, route!.link, request, extra, deps) as CallToolResult;
+      },
+      down: (error) => (error instanceof UpstreamDownError ? downResult(params.name, error) : undefined),
+    });
   } catch (error) {
-    if (!(error instanceof UpstreamDownError)) throw error;
-    deps.count?.(params.name, 'upstream_down');
-    return downResult(params.name, error);
+    throw invalidParams(error);
   }
 }
 
-/** The seat's reviewer channel, or the built-in one when the rules or the store cannot say. */
-async function channelOrDefault(deps: CallDeps, seat: string): Promise<string> {
-  try {
-    return await deps.channelFor(seat);
-  } catch {
-    return DEFAULT_REVIEWER_CHANNEL;
-  }
+/** A malformed call (plangate's `invalid_input`) as the JSON-RPC error for bad params; any other error as it is. */
+function invalidParams(error: unknown): unknown {
+  return error instanceof PlangateError && error.code === ErrorCode.InvalidInput ? new McpError(RpcCode.InvalidParams, error.message) : error;
 }
 
 /** Sends a request upstream as part of the client's request: progress comes back, a cancellation goes on. */

@@ -96,6 +96,8 @@ export interface UpstreamArgs {
   urls?: string[];
   /** `--upstreams FILE`. */
   file?: string;
+  /** `--plangate-tools-only`: no upstream, plangate's own tools alone (for hosts that take their other tools from elsewhere). */
+  none?: boolean;
 }
 
 /**
@@ -121,7 +123,11 @@ export async function upstreamsFrom(a: UpstreamArgs): Promise<UpstreamSpec[]> {
     if (seen.has(u.name)) throw bad('upstreams', `the name "${u.name}" is used twice; name each upstream (--name, NAME=URL, or the config file's keys)`);
     seen.add(u.name);
   }
-  if (out.length === 0) throw bad('plangate mcp', 'no upstream: give a command after --, --upstream URL, or --upstreams FILE');
+  if (a.none) {
+    if (out.length > 0) throw bad('plangate mcp', '--plangate-tools-only serves plangate\'s own tools alone: give no upstream with it');
+    return out;
+  }
+  if (out.length === 0) throw bad('plangate mcp', 'no upstream: give a command after --, --upstream URL, or --upstreams FILE (or --plangate-tools-only to serve plangate\'s own tools alone)');
   return out;
 }
 

@@ -7,11 +7,12 @@
 import { Counter, Gauge } from 'prom-client';
 import { threadsToFetch } from '../../core/threads.js';
 import type { Gate } from '../../gate/gate.js';
+import { reviewerChannels } from '../../main/channel.js';
 import type { Plangate } from '../../main/open.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import type { CallOutcome } from './calls.js';
 import { readRootsOf } from './config.js';
-import { checkUpstreamName, DEFAULT_REVIEWER_CHANNEL } from './names.js';
+import { checkUpstreamName } from './names.js';
 import { MIN_UPSTREAM_MESSAGE_BYTES } from './message-bound.js';
 import { GatewaySession } from './session.js';
 import type { Backoff, UpstreamSpec } from './upstream.js';
@@ -65,6 +66,12 @@ export interface GatewayHealth {
   sessions: number;
   upstreams: UpstreamHealth[];
   enforcing: boolean;
+  /**
+   * Pinned tools refused because their definition changed (`tool_changed`),
+   * from the first refused call until a call of the tool passes its pin
+   * again (the operator pinned it anew).
+   */
+  changedTools: Array<{ tool: string; upstream: string; upstreamTool: string; since: string }>;
 }
 
 export interface McpGateway {
@@ -90,7 +97,6 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
     if (names.has(u.name)) throw new Error(`upstream name "${u.name}" is used twice`);
     names.add(u.name);
   }
-  if (options.upstreams.length === 0) throw new Error('the gateway needs at least one upstream');
   wholeNumber('maxCallsPerSession', options.maxCallsPerSession, 1);
   wholeNumber('maxUpstreamMessageBytes', options.maxUpstreamMessageBytes, MIN_UPSTREAM_MESSAGE_BYTES);
   // Each stdio upstream's own directories: a call to its tools is read-guarded where it reads. A
@@ -129,16 +135,17 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
     },
   });
 
+  const changed = new Map<string, { tool: string; upstream: string; upstreamTool: string; since: string }>();
   const deps = {
     gate: pg.gate,
+    pinState(tool: string, upstream: string, upstreamTool: string, isChanged: boolean) {
+      if (!isChanged) changed.delete(tool);
+      else if (!changed.has(tool)) changed.set(tool, { tool, upstream, upstreamTool, since: new Date().toISOString() });
+    },
     async threadsFor(agent: string) {
       return threadsToFetch(await pg.store.lineage(agent));
     },
-    async channelFor(agent: string) {
-      const engine = pg.engine;
-      if (!engine) return DEFAULT_REVIEWER_CHANNEL;
-      return engine.planning(await pg.store.lineage(agent)).reviewerChannel.value;
-    },
+    channelFor: reviewerChannels(pg),
     count(tool: string, outcome: CallOutcome) {
       calls.inc({ tool, outcome });
     },
@@ -173,7 +180,7 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
       ...(status.enforcing ? [] : [`plan-required is NOT enforced: ${status.failOpen?.reason ?? 'failing open'}`]),
       ...(status.lastReloadError ? [`the last reload failed: ${status.lastReloadError.message}`] : []),
     ];
-    return { status: reasons.length ? 'degraded' : 'ok', reasons, sessions: sessions.size, upstreams, enforcing: status.enforcing };
+    return { status: reasons.length ? 'degraded' : 'ok', reasons, sessions: sessions.size, upstreams, enforcing: status.enforcing, changedTools: [...changed.values()] };
   }
 
   return {

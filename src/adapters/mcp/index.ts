@@ -1,6 +1,7 @@
 /** The MCP gateway as a library (`plangate/mcp`). */
 export { createMcpGateway, type GatewayHealth, type GatewayOptions, type McpGateway, type UpstreamHealth } from './gateway.js';
-export { listenMcp, MCP_BODY_LIMIT, MCP_SESSION_IDLE_MS, type McpListenOptions } from './http.js';
+export { listenMcp, MCP_BODY_LIMIT, MCP_EVICT_IDLE_MS, MCP_SESSION_IDLE_MS, type McpListenOptions } from './http.js';
+export { INITIALIZE_BURST, INITIALIZE_REFILL_MS, SessionRate, type SessionRateOptions } from './session-rate.js';
 export { MAX_CALLS_IN_FLIGHT, MCP_SESSIONS_PER_SEAT } from './limits.js';
 export { listenStatus, type McpListener } from './status.js';
 export { parseUpstreamsFile, readRootsOf, upstreamsFrom, type UpstreamArgs } from './config.js';

@@ -7,9 +7,10 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { NAMESPACE_SEPARATOR } from './names.js';
-import { MAX_LIST_PAGES, readToolList } from './upstream.js';
+import { MAX_LIST_PAGES, readToolList, type UpstreamSpec } from './upstream.js';
 
 /** Tool names a rule file can hold (the rules schema's toolName). */
 const RULE_TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:/@-]{0,255}$/;
@@ -113,6 +114,25 @@ export async function listUpstreamTools(command: readonly string[]): Promise<{ t
   await client.connect(new StdioClientTransport({ command: cmd, args, stderr: 'ignore' }));
   try {
     return { ...(await readToolList(client)), server: client.getServerVersion() };
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Connects to one upstream as `plangate mcp` would (stdio or Streamable
+ * HTTP) and reads its tools, every page up to {@link MAX_LIST_PAGES}.
+ *
+ * @example
+ * const { tools } = await listToolsOf({ name: 'fs', kind: 'stdio', command: 'mcp-server-filesystem', args: ['/srv'] });
+ */
+export async function listToolsOf(spec: UpstreamSpec): Promise<{ tools: Tool[]; partial: boolean }> {
+  const client = new Client({ name: 'plangate-pin', version: '0.1.0' });
+  await client.connect(spec.kind === 'stdio'
+    ? new StdioClientTransport({ command: spec.command, args: spec.args, ...(spec.cwd ? { cwd: spec.cwd } : {}), ...(spec.env ? { env: spec.env } : {}), stderr: 'ignore' })
+    : new StreamableHTTPClientTransport(new URL(spec.url), spec.headers ? { requestInit: { headers: spec.headers } } : {}));
+  try {
+    return await readToolList(client);
   } finally {
     await client.close();
   }

@@ -11,13 +11,7 @@ export const NAMESPACE_SEPARATOR = '__';
 /** An upstream's name: letters, digits and `-`, so the separator cannot occur in it. */
 export const UPSTREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9-]{0,31}$/;
 
-/** plangate's tool that posts a message (a plan unless `kind` says otherwise). */
-export const SAY_TOOL = 'plangate_say';
-
-/** The reviewer channel's name when the rules name none (the policy's built-in value). */
-export const DEFAULT_REVIEWER_CHANNEL = 'plangate_submit_plan';
-
-export { RUN_META_KEY } from '../../core/call.js';
+export { DEFAULT_REVIEWER_CHANNEL, RUN_META_KEY, SAY_TOOL } from '../../core/call.js';
 
 /** Tool names every client accepts: letters, digits, `_` and `-`, at most 64. */
 export const PORTABLE_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

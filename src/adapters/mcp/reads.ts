@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import { ErrorCode as RpcCode, McpError, type GetPromptRequest, type ReadResourceRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Decision, ToolHints } from '../../core/types.js';
-import { decide, forward, forwardedMeta, runOf, shown, type CallDeps, type Meta } from './calls.js';
+import { decide, forward, upstreamMeta, runOf, shown, type CallDeps, type Meta } from './calls.js';
 import { refusalResult } from './results.js';
 import type { Extra, GatewaySession } from './session.js';
 import { UpstreamDownError, type UpstreamLink } from './upstream.js';
@@ -48,14 +48,15 @@ async function forwardOrDown(session: GatewaySession, link: UpstreamLink, reques
  */
 export function forwardRequest(session: GatewaySession, deps: CallDeps, link: UpstreamLink, method: string, params: Record<string, unknown>, extra: Extra) {
   const { _meta, ...rest } = params;
-  const meta = forwardedMeta(_meta as Meta);
+  const meta = upstreamMeta(_meta as Meta);
   return forwardOrDown(session, link, { method, params: { ...rest, ...(meta ? { _meta: meta } : {}) } }, extra, deps);
 }
 
 /**
  * Decides an entry point that is not a tool (`resources/read`, `prompts/get`,
  * `completion/complete`, `resources/subscribe`) as a read, by plangate's name
- * for it and the arguments the policy is shown; throws the refusal.
+ * for it and the arguments the policy is shown; throws the refusal. The
+ * read-only hint is the gateway's own (`own`), which the policy trusts.
  */
 export async function decideRead(session: GatewaySession, deps: CallDeps, entry: string, args: Record<string, unknown>, link: UpstreamLink | undefined, meta: Meta): Promise<void> {
   const run = runOf(session, meta);
@@ -66,7 +67,7 @@ export async function decideRead(session: GatewaySession, deps: CallDeps, entry:
     ...(run.runId !== undefined ? { runId: run.runId } : {}),
     ...shown(args),
     annotations: READ_ONLY,
-  }, link);
+  }, link, { upstream: link?.spec.name ?? '', tool: entry, own: true });
   if (!decision.allowed) throw refusedError(decision);
 }
 

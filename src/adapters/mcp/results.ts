@@ -5,8 +5,8 @@
  * whose `structuredContent` carries `check`, `code` and `reason`.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { refusalCode } from '../../core/errors.js';
 import type { Decision } from '../../core/types.js';
+import { refusalOf } from '../../gate/tool-call.js';
 
 /** What `structuredContent` says about a call plangate did not forward. */
 export interface NotForwarded {
@@ -18,20 +18,6 @@ export interface NotForwarded {
   reason: string;
 }
 
-/** Why each check refuses, where the policy gives no finer reason. */
-const REASONS: Record<string, string> = { planning_hold: 'held', read_guard: 'whole_file_too_large' };
-
-/**
- * The read guard's reasons, by its status; a status not named here is its
- * own reason (`outside_roots`, `unsized`, `bad_path`, `withheld`,
- * `lines_unmeasured`).
- */
-const READ_GUARD_REASONS: Record<string, string> = { over: 'whole_file_too_large', lines_over: 'lines_too_large' };
-
-function readGuardReason(status: string | undefined): string | undefined {
-  return status === undefined ? undefined : READ_GUARD_REASONS[status] ?? status;
-}
-
 /**
  * The tool result of a refused decision: the instruction as text, the code in `structuredContent`.
  *
@@ -39,13 +25,8 @@ function readGuardReason(status: string | undefined): string | undefined {
  * if (!decision.allowed) return refusalResult(decision);
  */
 export function refusalResult(decision: Decision): CallToolResult {
-  const check = decision.check ?? 'plan_required';
-  const detail: NotForwarded = {
-    check,
-    code: refusalCode({ ...decision, check }),
-    reason: decision.reason ?? readGuardReason(decision.readGuard?.status) ?? REASONS[check] ?? 'refused',
-  };
-  return errorResult(decision.message ?? detail.code, detail);
+  const r = refusalOf(decision);
+  return errorResult(r.text, { check: r.check, code: r.code, reason: r.reason });
 }
 
 /**

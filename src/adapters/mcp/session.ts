@@ -10,28 +10,46 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  ErrorCode as RpcCode,
   GetPromptRequestSchema,
+  InitializeRequestSchema,
+  McpError,
+  RootsListChangedNotificationSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   ResultSchema,
+  type CallToolResult,
   type ClientCapabilities,
+  type CreateTaskResult,
+  type InitializeRequest,
+  type InitializeResult,
   type Notification,
   type Request,
   type ServerNotification,
+  type ServerCapabilities,
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, type CallDeps } from './calls.js';
+import { inToolCallSpan } from './trace.js';
 import { COMPLETION_COMPLETE, getPrompt, PROMPT_GET, readResource, RESOURCE_READ, RESOURCE_SUBSCRIBE } from './reads.js';
 import { RequestGuards } from './guards.js';
 import { registerPassThrough } from './passthrough.js';
 import { exposedName, SAY_TOOL } from './names.js';
 import { ownTools } from './own-tools.js';
 import { withNotForwarded } from './results.js';
-import { UpstreamLink, type Backoff, type UpstreamSpec } from './upstream.js';
+import { SessionTasks } from './tasks.js';
+import { asSent, UpstreamLink, type Backoff, type UpstreamSpec } from './upstream.js';
+import { advertised, identity } from './identity.js';
 
 /** How often at most a call to an unknown tool name makes the gateway read the upstreams' tool lists again. */
 export const UNKNOWN_NAME_REREAD_MS = 1_000;
+
+/** The SDK server's own answer to a method it has no handler for (its message as sent, with no "MCP error" prefix). */
+export const METHOD_NOT_FOUND = (): McpError => asSent(new McpError(RpcCode.MethodNotFound, 'Method not found'));
+
+/** How long the answer to initialize waits for the upstreams to answer theirs. */
+export const UPSTREAM_INIT_WAIT_MS = 5_000;
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -89,6 +107,13 @@ export class GatewaySession {
   private rereadAt = Number.NEGATIVE_INFINITY;
   private listed = false;
   private closed = false;
+  /** The tasks this session created (task ids are scoped to it). */
+  readonly tasks = new SessionTasks(this);
+  /** What the client was told the gateway offers at initialize, from what the upstreams offer. */
+  offered: ServerCapabilities = {};
+  /** Resolves once the client has initialized: an upstream's request (roots, sampling) waits for it. */
+  private readonly clientReady: Promise<void>;
+  private ready: () => void = () => {};
 
   constructor(readonly options: SessionOptions) {
     this.guards = new RequestGuards(options.seat, options.deps, (tool) => this.routes.has(tool) || tool === SAY_TOOL);
@@ -101,11 +126,16 @@ export class GatewaySession {
           prompts: { listChanged: true },
           logging: {},
           completions: {},
+          // Held so that the task handlers can be set; what the client is offered is `offered`.
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         },
-        instructions: 'Tool calls pass through plangate. Before a side effect, post a plan with plangate_say; a refused call says why and what to do.',
       },
     );
-    this.server.oninitialized = () => void this.start();
+    this.clientReady = new Promise((resolve) => (this.ready = resolve));
+    this.server.oninitialized = () => {
+      this.ready();
+      void this.start();
+    };
     this.register();
   }
 
@@ -128,10 +158,12 @@ export class GatewaySession {
       const caps: ClientCapabilities = {
         ...(cc.sampling ? { sampling: cc.sampling } : {}),
         ...(cc.elicitation ? { elicitation: cc.elicitation } : {}),
+        // The client's roots are offered to the upstreams (a filesystem server takes its directories from them).
+        ...(cc.roots ? { roots: { listChanged: true } } : {}),
       };
       this.links = this.options.upstreams.map((spec) => new UpstreamLink(spec, caps, {
         onToolsChanged: () => this.toolsChanged(),
-        onNotification: (n) => this.notify(n),
+        onNotification: (n) => this.notify(n, link(spec.name)),
         onRequest: (req, signal) => this.relay(link(spec.name), req, signal),
         onState: () => this.options.onState?.(),
       }, {
@@ -218,10 +250,16 @@ export class GatewaySession {
     if (this.listed && !this.closed) void this.server.sendToolListChanged().catch(() => {});
   }
 
-  /** Passes a notification from an upstream to the client. */
-  private async notify(n: Notification): Promise<void> {
+  /** Passes a notification from an upstream to the client (a task's status only when the task is this session's). */
+  private async notify(n: Notification, link: UpstreamLink): Promise<void> {
     if (this.closed) return;
-    await this.server.notification(n as ServerNotification).catch(() => {});
+    const out = n.method === 'notifications/tasks/status' ? this.tasks.notification(link, n) : n;
+    if (out) await this.server.notification(out as ServerNotification).catch(() => {});
+  }
+
+  /** Throws what a server without the capability answers (-32601), unless an upstream offered it at initialize. */
+  offers(capability: keyof ServerCapabilities): void {
+    if (!this.offered[capability]) throw METHOD_NOT_FOUND();
   }
 
   /**
@@ -232,9 +270,44 @@ export class GatewaySession {
   private async relay(link: UpstreamLink, request: Request, signal: AbortSignal) {
     const calls = [...(this.inflight.get(link) ?? [])];
     const one = calls.length === 1 ? calls[0] : undefined;
-    return one
-      ? one.sendRequest(request as ServerRequest, ResultSchema, { signal })
-      : this.server.request(request as ServerRequest, ResultSchema, { signal });
+    await this.clientReady;
+    try {
+      return await (one
+        ? one.sendRequest(request as ServerRequest, ResultSchema, { signal })
+        : this.server.request(request as ServerRequest, ResultSchema, { signal }));
+    } catch (error) {
+      throw error instanceof McpError ? asSent(error) : error;
+    }
+  }
+
+  /**
+   * Answers initialize once the upstreams are reached: the capabilities the
+   * client is offered are those the upstreams offer, and the instructions
+   * and (with one upstream) the server's identity are the upstream's.
+   */
+  private async initialize(req: InitializeRequest): Promise<InitializeResult> {
+    // The SDK's own answer (protocol version, the client's capabilities kept), then the upstreams'.
+    const answer = await (this.server as unknown as { _oninitialize(r: InitializeRequest): Promise<InitializeResult> })._oninitialize(req);
+    // An upstream that does not answer soon is taken to offer what the gateway passes through.
+    let wait: NodeJS.Timeout | undefined;
+    await Promise.race([this.start(), new Promise((resolve) => (wait = setTimeout(resolve, UPSTREAM_INIT_WAIT_MS)))]);
+    clearTimeout(wait);
+    this.offered = advertised(this.links);
+    return { ...answer, capabilities: this.offered, ...identity(this.links, this.namespaced) };
+  }
+
+  /** A `tools/call`, task-augmented or not: decided in callTool; a task is the upstream's only when the upstream got the call. */
+  private async call(params: Parameters<typeof callTool>[2], extra: Extra): Promise<CallToolResult | CreateTaskResult> {
+    const task = params.task;
+    if (task && !this.offered.tasks?.requests?.tools?.call) {
+      throw new McpError(RpcCode.InternalError, 'Server does not support task creation for tools/call (required for tools/call)');
+    }
+    const result = await callTool(this, this.options.deps, params, extra) as CallToolResult | CreateTaskResult;
+    if (!task) return result;
+    if (!('task' in result) || typeof result.task !== 'object' || result.task === null) return this.tasks.local(result as CallToolResult, task);
+    const route = this.routes.get(params.name);
+    if (!route) throw new McpError(RpcCode.InternalError, `the upstream of ${params.name} went away while its task was created`);
+    return this.tasks.adopt(route.link, result as CreateTaskResult);
   }
 
   private register(): void {
@@ -242,7 +315,12 @@ export class GatewaySession {
     const deps = this.options.deps;
     const g = this.guards;
     s.setRequestHandler(ListToolsRequestSchema, () => g.bounded('tools/list', async () => ({ tools: await this.listTools() })));
-    s.setRequestHandler(CallToolRequestSchema, (req, extra) => g.bounded('tools/call', () => callTool(this, deps, req.params, extra), req.params.name));
+    s.setRequestHandler(InitializeRequestSchema, (req) => this.initialize(req));
+    s.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+      await Promise.all(this.links.map((l) => l.rootsChanged()));
+    });
+    s.setRequestHandler(CallToolRequestSchema, (req, extra) => g.bounded('tools/call', () => inToolCallSpan(req.params, extra, () => this.call(req.params, extra) as Promise<CallToolResult> /* a task's creation too: the span reads isError only */), req.params.name) as never);
+    this.tasks.register();
     s.setRequestHandler(ReadResourceRequestSchema, (req, extra) => g.bounded(RESOURCE_READ, () => readResource(this, deps, req.params, extra)));
     s.setRequestHandler(GetPromptRequestSchema, (req, extra) => g.bounded(PROMPT_GET, () => getPrompt(this, deps, req.params, extra)));
     registerPassThrough(this, deps);

@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import type { TokenSet } from '../http/auth.js';
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../http/limits.js';
 import { errorAnswer, HttpCode, HttpError } from '../http/errors.js';
+import { isOAuth } from '../http/oauth.js';
+import { allowedFor, refusal, type Allowed, type AllowedOptions } from '../http/rebinding.js';
 import type { McpGateway } from './gateway.js';
 
 /** A server of the gateway's. */
@@ -19,15 +21,15 @@ export interface McpListener {
 
 /**
  * Serves only `/health` and `/metrics` (for a gateway whose client is on
- * stdio), open as in `plangate serve`: the details of `/health` need an
- * operator or policy token from `tokens`.
+ * stdio), open as in `plangate serve`: the details of `/health`, and the
+ * metrics labelled with tool names, need an operator or policy token from `tokens`.
  *
  * @example
  * const status = await listenStatus(gateway, { port: 9464 }); // status.url: http://127.0.0.1:9464
  */
-export async function listenStatus(gateway: McpGateway, options: { host?: string; port?: number; tokens?: TokenSet; log?: (text: string) => void } = {}): Promise<McpListener> {
+export async function listenStatus(gateway: McpGateway, options: { host?: string; port?: number; tokens?: TokenSet; log?: (text: string) => void } & AllowedOptions = {}): Promise<McpListener> {
   const log = options.log ?? ((t: string) => void process.stderr.write(`${t}\n`));
-  const { server, base } = await serve(handler(gateway, log, options.tokens), options.host, options.port);
+  const { server, base } = await serve(handler(gateway, log, options.tokens), options.host, options.port, options);
   return {
     url: base,
     async close() {
@@ -61,6 +63,12 @@ export function handler(gateway: McpGateway, log: (text: string) => void, tokens
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
       if (mcp && url.pathname === '/mcp') return await mcp(req, res);
+      const oauth = tokens && isOAuth(tokens) ? tokens : undefined;
+      if (oauth && req.method === 'GET' && oauth.metadata.paths.includes(url.pathname)) {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(oauth.metadata.document));
+        return;
+      }
+      if (oauth) await oauth.prepare(req.headers.authorization);
       if (url.pathname === '/health' && req.method === 'GET') {
         const h = gateway.health();
         const status = h.status === 'degraded' && url.searchParams.has('strict') ? 503 : 200;
@@ -70,7 +78,8 @@ export function handler(gateway: McpGateway, log: (text: string) => void, tokens
       }
       if (url.pathname === '/metrics' && req.method === 'GET') {
         const m = await gateway.metrics.render();
-        res.writeHead(200, { 'content-type': m.contentType }).end(m.text);
+        const text = mayReadDetails(tokens, req.headers.authorization) ? m.text : withoutToolNames(m.text);
+        res.writeHead(200, { 'content-type': m.contentType }).end(text);
         return;
       }
       throw new HttpError(HttpCode.RouteNotFound, `no route ${req.method} ${url.pathname}`);
@@ -83,13 +92,44 @@ export function handler(gateway: McpGateway, log: (text: string) => void, tokens
   };
 }
 
-export async function serve(handle: Handle, host = '127.0.0.1', port = 0) {
+/** The metric families labelled with the upstreams' tool names: an operator's or a policy token's to read. */
+export const TOOL_NAMED_METRICS: readonly string[] = ['plangate_mcp_tool_calls_total'];
+
+/**
+ * The exposition without the families labelled with tool names, for an
+ * anonymous scrape: which tools sit behind the gateway, and which of them are
+ * refused how often, is for operators (a scraper may send an operator or
+ * policy token to read them).
+ *
+ * @example
+ * withoutToolNames('plangate_mcp_tool_calls_total{tool="fs__write_file",outcome="refused"} 3\nplangate_mcp_sessions 1\n') // 'plangate_mcp_sessions 1\n'
+ */
+export function withoutToolNames(text: string): string {
+  return text.split('\n').filter((line) => {
+    const name = /^(?:# (?:HELP|TYPE) )?([A-Za-z_:][A-Za-z0-9_:]*)/.exec(line)?.[1];
+    return name === undefined || !TOOL_NAMED_METRICS.includes(name);
+  }).join('\n');
+}
+
+/**
+ * Listens on `host:port`, refusing a request whose Host or Origin is not
+ * allowed (403, before its token or body; see http/rebinding.ts). Throws
+ * `invalid_input` for a non-loopback `host` without allowed hosts.
+ */
+export async function serve(handle: Handle, host = '127.0.0.1', port = 0, allowedOptions: AllowedOptions = {}) {
+  let allowed: Allowed = allowedFor(host, port, allowedOptions);
   // A request must arrive in time: a client that starts a body and never ends it is cut off.
-  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => void handle(req, res));
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
+    const refused = refusal(allowed, req.headers);
+    if (!refused) return void handle(req, res);
+    const a = errorAnswer(refused);
+    res.writeHead(a.status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: a.body.error.message, data: { code: a.body.error.code } }, id: null }));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
   const a = server.address() as AddressInfo;
-  return { server, base: `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` };
+  allowed = allowedFor(host, a.port, allowedOptions);
+  return { server, base: `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`, allowed };
 }

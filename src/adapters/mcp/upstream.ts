@@ -14,6 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ListRootsRequestSchema,
   McpError,
   ResultSchema,
   ToolListChangedNotificationSchema,
@@ -78,6 +79,20 @@ const STREAM_GIVEN_UP = /^Maximum reconnection attempts \(\d+\) exceeded/;
 const STDIO_CHUNK_BYTES = 64 * 1024;
 /** How the SDK's stdio transport says a message passed its `maxBufferSize` (it then ends the process). */
 const STDIO_TOO_LARGE = /^ReadBuffer exceeded maximum size/;
+
+/** How the SDK's `McpError` prefixes the message it was given (and the client's SDK prefixes again). */
+const MCP_ERROR_PREFIX = /^MCP error -?\d+: /;
+
+/**
+ * An upstream's error as the upstream sent it: the SDK's client prefixed its
+ * message with "MCP error <code>: ", and a server sends `message` as it is,
+ * so passing it on unchanged would add one prefix per hop.
+ */
+export function asSent(error: McpError): McpError {
+  const sent = new McpError(error.code, '', error.data);
+  sent.message = error.message.replace(MCP_ERROR_PREFIX, '');
+  return sent;
+}
 
 /** Pages of `tools/list` read at most: a server that offers more is listed in part (one that never stops paging is cut off). */
 export const MAX_LIST_PAGES = 100;
@@ -156,6 +171,21 @@ export class UpstreamLink {
     return this.client?.getServerCapabilities();
   }
 
+  /** The upstream's own name, title, version and icons, once connected. */
+  get serverInfo() {
+    return this.client?.getServerVersion();
+  }
+
+  /** The upstream's instructions to the model, once connected. */
+  get instructions(): string | undefined {
+    return this.client?.getInstructions();
+  }
+
+  /** Tells the upstream the client's roots changed (when it was offered roots). */
+  async rootsChanged(): Promise<void> {
+    if (this.state === 'up' && this.capabilities.roots) await this.client?.sendRootsListChanged().catch(() => {});
+  }
+
   /** Where the link is, for health and error messages. */
   describe(): string {
     return this.spec.kind === 'stdio' ? [this.spec.command, ...this.spec.args].join(' ') : this.spec.url;
@@ -177,7 +207,7 @@ export class UpstreamLink {
         this.down('the connection dropped', `: ${message(error)}`);
         throw new UpstreamDownError(this.spec.name, this.reason ?? 'the connection dropped');
       }
-      if (error instanceof McpError) throw error;
+      if (error instanceof McpError) throw asSent(error);
       const answered = notAnMcpAnswer(this.spec.name, request.method, error);
       this.noteError(answered.detail);
       throw answered.error;
@@ -257,6 +287,7 @@ export class UpstreamLink {
     client.fallbackNotificationHandler = (notification) => this.hooks.onNotification(notification);
     if (this.capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
     if (this.capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
+    if (this.capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
     client.onclose = () => {
       if (this.client === client) this.down(this.spec.kind === 'stdio' ? 'its process exited' : 'the connection closed', this.stderrHint());
     };

@@ -33,6 +33,9 @@ export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationS
   const delegations = new Map<string, Delegation>();
   /** worker → its delegations, oldest first. */
   const toWorker = new Map<string, Delegation[]>();
+  /** (worker, manager) → that manager's delegations to the worker, oldest first: a decision's lookup reads one pair's only. */
+  const byPair = new Map<string, Delegation[]>();
+  const pair = (worker: string, manager: string): string => `${worker}\u0000${manager}`;
 
   return {
     async startRun(run) {
@@ -79,6 +82,9 @@ export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationS
       let list = toWorker.get(d.worker);
       if (!list) toWorker.set(d.worker, (list = []));
       list.push(d);
+      let mine = byPair.get(pair(d.worker, d.manager));
+      if (!mine) byPair.set(pair(d.worker, d.manager), (mine = []));
+      mine.push(d);
       return { ...d };
     },
 
@@ -94,7 +100,9 @@ export function createMemoryRuns(assertOpen: () => void): RunStore & DelegationS
     async delegationsTo(worker, now, runId, manager) {
       assertOpen();
       checkDelegationsTo(worker, now, runId, manager);
-      const live = (toWorker.get(worker) ?? []).filter((d) => isLive(d, now, runId) && (manager === undefined || d.manager === manager)).reverse();
+      const rows = manager === undefined ? toWorker.get(worker) : byPair.get(pair(worker, manager));
+      // Without a manager (a listing, not a decision) a revoked delegation is never returned, as in every driver.
+      const live = (rows ?? []).filter((d) => isLive(d, now, runId) && (manager !== undefined || d.revokedAt === null)).reverse();
       return live.sort((a, b) => b.createdAt - a.createdAt).slice(0, MAX_DELEGATIONS_TO).map((d) => ({ ...d }));
     },
 

@@ -118,5 +118,22 @@ export const STORE_MIGRATIONS: MigrationSet = {
     `
     CREATE INDEX delegations_from_to ON delegations(worker, manager, created_at DESC, seq DESC) WHERE revoked_at IS NULL;
     `,
+    // 2 → 3: the delegation lookup of a decision bounded whatever a manager recorded. Each index holds
+    // only the rows one branch of delegationsFrom can answer with, in the order it reads them, so that
+    // expired, revoked and other runs' delegations are never filtered row by row: a manager's million
+    // run-bound delegations would otherwise make one claim's lookup outlast the statement timeout.
+    `
+    CREATE INDEX delegations_open ON delegations(worker, manager, created_at DESC, seq DESC)
+      WHERE revoked_at IS NULL AND run_id IS NULL AND expires_at IS NULL;
+    CREATE INDEX delegations_open_expiring ON delegations(worker, manager, expires_at DESC)
+      WHERE revoked_at IS NULL AND run_id IS NULL AND expires_at IS NOT NULL;
+    CREATE INDEX delegations_run ON delegations(worker, manager, run_id, created_at DESC, seq DESC)
+      WHERE revoked_at IS NULL AND run_id IS NOT NULL AND expires_at IS NULL;
+    CREATE INDEX delegations_run_expiring ON delegations(worker, manager, run_id, expires_at DESC)
+      WHERE revoked_at IS NULL AND run_id IS NOT NULL AND expires_at IS NOT NULL;
+    CREATE INDEX delegations_revoked ON delegations(worker, manager, revoked_at DESC)
+      WHERE revoked_at IS NOT NULL;
+    DROP INDEX delegations_from_to;
+    `,
   ],
 };

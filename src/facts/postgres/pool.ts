@@ -115,6 +115,28 @@ export function storeFailure(what: string, where: string, err: unknown): Plangat
   return new PlangateError(ErrorCode.StoreFailure, `postgres store: ${what} failed: ${msg}`, [], { cause: err });
 }
 
+/**
+ * One trivial query on a connection of its own, outside the pool, so that
+ * a pool kept busy by slow requests never passes for a database that cannot
+ * be reached: resolves when the database answers within `timeoutMs`.
+ */
+export async function probeDatabase(url: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs,
+    application_name: 'plangate-probe',
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /** Something that runs a query: the pool, or one client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 

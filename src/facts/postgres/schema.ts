@@ -130,11 +130,40 @@ export const RUN_SQL = {
       AND (expires_at IS NULL OR expires_at > $2)
       AND (run_id IS NULL OR run_id = $3::text)
     ORDER BY created_at DESC, seq DESC LIMIT $4`,
-  delegationsFrom: `SELECT ${DELEGATION_COLUMNS} FROM delegations
-    WHERE worker = $1 AND manager = $5::text AND revoked_at IS NULL AND created_at <= $2
-      AND (expires_at IS NULL OR expires_at > $2)
-      AND (run_id IS NULL OR run_id = $3::text)
-    ORDER BY created_at DESC, seq DESC LIMIT $4`,
+  /**
+   * One manager's delegations to a worker that are live at `$2` for run `$3`:
+   * five index range scans, each on a partial index that holds only rows its
+   * branch can answer with (./migrations.ts, step 3), so that revoked,
+   * expired and other runs' delegations are never walked row by row however
+   * many of them the manager recorded. A delegation revoked after `$2` is
+   * returned too (a decision at an earlier time): the policy judges it.
+   */
+  delegationsFrom: `SELECT ${DELEGATION_COLUMNS} FROM (
+    (SELECT ${DELEGATION_COLUMNS}, seq FROM delegations
+      WHERE worker = $1 AND manager = $5::text AND revoked_at IS NULL AND run_id IS NULL AND expires_at IS NULL
+        AND created_at <= $2
+      ORDER BY created_at DESC, seq DESC LIMIT $4)
+    UNION ALL
+    (SELECT ${DELEGATION_COLUMNS}, seq FROM delegations
+      WHERE worker = $1 AND manager = $5::text AND revoked_at IS NULL AND run_id IS NULL
+        AND expires_at IS NOT NULL AND expires_at > $2 AND created_at <= $2
+      ORDER BY expires_at DESC LIMIT $4)
+    UNION ALL
+    (SELECT ${DELEGATION_COLUMNS}, seq FROM delegations
+      WHERE worker = $1 AND manager = $5::text AND revoked_at IS NULL AND run_id IS NOT NULL AND run_id = $3::text
+        AND expires_at IS NULL AND created_at <= $2
+      ORDER BY created_at DESC, seq DESC LIMIT $4)
+    UNION ALL
+    (SELECT ${DELEGATION_COLUMNS}, seq FROM delegations
+      WHERE worker = $1 AND manager = $5::text AND revoked_at IS NULL AND run_id IS NOT NULL AND run_id = $3::text
+        AND expires_at IS NOT NULL AND expires_at > $2 AND created_at <= $2
+      ORDER BY expires_at DESC LIMIT $4)
+    UNION ALL
+    (SELECT ${DELEGATION_COLUMNS}, seq FROM delegations
+      WHERE worker = $1 AND manager = $5::text AND revoked_at IS NOT NULL AND revoked_at > $2
+        AND created_at <= $2 AND (expires_at IS NULL OR expires_at > $2) AND (run_id IS NULL OR run_id = $3::text)
+      ORDER BY revoked_at DESC LIMIT $4)
+    ) AS live ORDER BY created_at DESC, seq DESC LIMIT $4`,
 } as const;
 
 /**

@@ -29,10 +29,12 @@ import {
 } from '../validate.js';
 import { toFact, toHold, toMessage, toRun, type FactRow, type HoldRow, type MessageRow, type RunRow } from '../rows.js';
 import { createPostgresHolds } from './holds.js';
-import { createPool, inTransaction, storeFailure, type PostgresOptions } from './pool.js';
+import { createPool, inTransaction, probeDatabase, storeFailure, type PostgresOptions } from './pool.js';
+import { PROBE_TIMEOUT_MS } from '../../core/store-failures.js';
 import { POSTGRES_URL, redactUrl } from './url.js';
 import { createPostgresRuns } from './runs.js';
 import { APPROVAL_MIGRATIONS, createPostgresApprovals } from './approvals.js';
+import { prunePostgres } from './prune.js';
 import { STORE_MIGRATIONS } from './migrations.js';
 import { DECISION_FACTS_SQL, SQL } from './schema.js';
 
@@ -93,11 +95,11 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     await pool.end().catch(() => {});
     throw storeFailure('opening', where, err);
   }
-  return postgresStoreOn(pool, where);
+  return postgresStoreOn(pool, where, url);
 }
 
 /** The store on an open pool whose schema is up to date. `close()` ends the pool. */
-function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
+function postgresStoreOn(pool: pg.Pool, where: string, url: string): PostgresStore {
   let closed = false;
   /** Runs `fn`, turning driver errors into store failures; refuses work after close. */
   async function run<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -225,6 +227,10 @@ function postgresStoreOn(pool: pg.Pool, where: string): PostgresStore {
         const { rows } = await pool.query<MessageRow>(SQL.listThread, [thread, limit]);
         return rows.map(toMessage);
       }),
+
+    /** The health probe (core/store-failures.ts): SELECT 1 on a fresh connection, not one of the pool's. */
+    probe: () => run('probe', () => probeDatabase(url, PROBE_TIMEOUT_MS)),
+    prune: (cutoffs, options) => run('prune', () => prunePostgres(pool, cutoffs, options)),
 
     async close(): Promise<void> {
       if (closed) return;

@@ -34,7 +34,7 @@ export function createSqliteRuns(db: Database.Database): RunStore & DelegationSt
     insertDelegation: db.prepare<[string, string, string, string | null, number, number | null, string]>(RUN_SQL.insertDelegation),
     revoke: db.prepare<[number, string]>(RUN_SQL.revoke),
     delegationsTo: db.prepare<[string, number, number, string | null, number], DelegationRow>(RUN_SQL.delegationsTo),
-    delegationsFrom: db.prepare<[string, string, number, number, string | null, number], DelegationRow>(RUN_SQL.delegationsFrom),
+    delegationsFrom: db.prepare<[{ worker: string; manager: string; now: number; run: string | null; limit: number }], DelegationRow>(RUN_SQL.delegationsFrom),
   }));
 
   function readRun(id: string): Run | undefined {
@@ -102,7 +102,7 @@ export function createSqliteRuns(db: Database.Database): RunStore & DelegationSt
         checkDelegationsTo(worker, now, runId, manager);
         const rows = manager === undefined
           ? st.delegationsTo.all(worker, now, now, runId ?? null, MAX_DELEGATIONS_TO)
-          : st.delegationsFrom.all(worker, manager, now, now, runId ?? null, MAX_DELEGATIONS_TO);
+          : st.delegationsFrom.all({ worker, manager, now, run: runId ?? null, limit: MAX_DELEGATIONS_TO });
         return rows.map(toDelegation);
       });
     },

@@ -115,6 +115,22 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX delegations_live_from_to ON delegations(worker, manager, created_at) WHERE revoked_at IS NULL;
   `,
+  // 4 → 5: a decision's delegation lookup bounded whatever a manager recorded. Each index holds only
+  // the rows one branch of delegationsFrom can answer with, in the order it reads them, so that expired,
+  // revoked and other runs' delegations are never filtered row by row.
+  `
+  CREATE INDEX delegations_open ON delegations(worker, manager, created_at)
+    WHERE revoked_at IS NULL AND run_id IS NULL AND expires_at IS NULL;
+  CREATE INDEX delegations_open_expiring ON delegations(worker, manager, expires_at)
+    WHERE revoked_at IS NULL AND run_id IS NULL AND expires_at IS NOT NULL;
+  CREATE INDEX delegations_run ON delegations(worker, manager, run_id, created_at)
+    WHERE revoked_at IS NULL AND run_id IS NOT NULL AND expires_at IS NULL;
+  CREATE INDEX delegations_run_expiring ON delegations(worker, manager, run_id, expires_at)
+    WHERE revoked_at IS NULL AND run_id IS NOT NULL AND expires_at IS NOT NULL;
+  CREATE INDEX delegations_revoked ON delegations(worker, manager, revoked_at)
+    WHERE revoked_at IS NOT NULL;
+  DROP INDEX delegations_live_from_to;
+  `,
 ];
 
 /** The schema version this code writes and reads. */
@@ -230,10 +246,39 @@ export const RUN_SQL = {
     WHERE worker = ? AND revoked_at IS NULL AND created_at <= ?
       AND (expires_at IS NULL OR expires_at > ?) AND (run_id IS NULL OR run_id = ?)
     ORDER BY created_at DESC LIMIT ?`,
-  delegationsFrom: `SELECT ${DELEGATION_COLUMNS} FROM delegations
-    WHERE worker = ? AND manager = ? AND revoked_at IS NULL AND created_at <= ?
-      AND (expires_at IS NULL OR expires_at > ?) AND (run_id IS NULL OR run_id = ?)
-    ORDER BY created_at DESC LIMIT ?`,
+  /**
+   * One manager's delegations to a worker live at `$now` for run `$run`: five
+   * range scans, each on a partial index holding only rows its branch can
+   * answer with (migration 4 → 5), so that revoked, expired and other runs'
+   * delegations are never walked row by row. A delegation revoked after
+   * `$now` is returned too (a decision at an earlier time): the policy judges it.
+   */
+  delegationsFrom: `SELECT ${DELEGATION_COLUMNS} FROM (
+    SELECT * FROM (SELECT ${DELEGATION_COLUMNS}, rowid AS seq FROM delegations INDEXED BY delegations_open
+      WHERE worker = $worker AND manager = $manager AND revoked_at IS NULL AND run_id IS NULL AND expires_at IS NULL
+        AND created_at <= $now
+      ORDER BY created_at DESC LIMIT $limit)
+    UNION ALL
+    SELECT * FROM (SELECT ${DELEGATION_COLUMNS}, rowid AS seq FROM delegations INDEXED BY delegations_open_expiring
+      WHERE worker = $worker AND manager = $manager AND revoked_at IS NULL AND run_id IS NULL
+        AND expires_at IS NOT NULL AND expires_at > $now AND created_at <= $now
+      ORDER BY expires_at DESC LIMIT $limit)
+    UNION ALL
+    SELECT * FROM (SELECT ${DELEGATION_COLUMNS}, rowid AS seq FROM delegations INDEXED BY delegations_run
+      WHERE worker = $worker AND manager = $manager AND revoked_at IS NULL AND run_id IS NOT NULL AND run_id = $run
+        AND expires_at IS NULL AND created_at <= $now
+      ORDER BY created_at DESC LIMIT $limit)
+    UNION ALL
+    SELECT * FROM (SELECT ${DELEGATION_COLUMNS}, rowid AS seq FROM delegations INDEXED BY delegations_run_expiring
+      WHERE worker = $worker AND manager = $manager AND revoked_at IS NULL AND run_id IS NOT NULL AND run_id = $run
+        AND expires_at IS NOT NULL AND expires_at > $now AND created_at <= $now
+      ORDER BY expires_at DESC LIMIT $limit)
+    UNION ALL
+    SELECT * FROM (SELECT ${DELEGATION_COLUMNS}, rowid AS seq FROM delegations INDEXED BY delegations_revoked
+      WHERE worker = $worker AND manager = $manager AND revoked_at IS NOT NULL AND revoked_at > $now
+        AND created_at <= $now AND (expires_at IS NULL OR expires_at > $now) AND (run_id IS NULL OR run_id = $run)
+      ORDER BY revoked_at DESC LIMIT $limit)
+    ) ORDER BY created_at DESC, seq DESC LIMIT $limit`,
 } as const;
 
 /** The statements a decision runs on runs and delegations: each must be an index seek. */

@@ -29,6 +29,7 @@ import { createSqliteApprovals } from './approvals.js';
 import { guard } from './guard.js';
 import { openConnection, type SqliteStoreOptions } from './connection.js';
 import { SQL } from './schema.js';
+import { pruneSqlite } from './prune.js';
 
 export type { SqliteStoreOptions } from './connection.js';
 
@@ -266,6 +267,23 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
         checkListThread(thread, limit);
         return st.listThread.all(thread, limit).map(toMessage);
       });
+    },
+
+    /** The health probe (core/store-failures.ts): one trivial read of the schema, on the open file. */
+    async probe(): Promise<void> {
+      guard('probe', () => {
+        db.prepare('SELECT count(*) FROM sqlite_schema').get();
+      });
+    },
+
+    async prune(cutoffs, options) {
+      try {
+        return await pruneSqlite(db, cutoffs, options);
+      } catch (error) {
+        return guard('prune', () => {
+          throw error;
+        });
+      }
     },
 
     async close(): Promise<void> {

@@ -10,11 +10,13 @@ import type { Command } from 'commander';
 import { ErrorCode, formatProblem, type Problem } from '../../../core/errors.js';
 import { resolvePaths } from '../../../main/config.js';
 import { readWorkspaceEnv } from '../../../main/env.js';
+import { missingRules, rulesOptional } from '../../../main/rules-location.js';
 import { lintRules } from '../../../rules/lint.js';
 import { loadCheckedEngine, readLoadInputs } from '../../../main/runtime.js';
 import { EXIT } from '../exit.js';
 import { json } from '../io.js';
 import type { CommandContext, GlobalOptions } from '../main.js';
+import { rulesSource } from '../shared.js';
 
 export function registerCheck(program: Command, { io, wrap }: CommandContext): void {
   program
@@ -29,6 +31,12 @@ export function registerCheck(program: Command, { io, wrap }: CommandContext): v
       const inputs = await readLoadInputs({ rulesDir, policy: paths.policy, env: io.env });
       let problems: Problem[] = inputs.problems;
       let code = inputs.code;
+      // What a start would refuse, check refuses too (an empty directory otherwise checks as valid).
+      const missing = problems.length === 0 && !rulesOptional(g.rulesOptional, io.env) ? await missingRules(rulesDir, dir ? 'option' : rulesSource(cmd, io)) : undefined;
+      if (missing) {
+        problems = [{ file: rulesDir, message: missing }];
+        code = ErrorCode.RulesMissing;
+      }
       if (problems.length === 0 && inputs.data && inputs.policy && inputs.revision) {
         try {
           await loadCheckedEngine(inputs.data, inputs.policy, inputs.revision);

@@ -1,46 +1,77 @@
 /**
- * `plangate hook --agent SEAT`: decides one PreToolUse payload read from
- * stdin and answers on stdout (see src/adapters/hook). Always exits 0 with
- * a well-formed answer, so the host never sees a crashed hook.
+ * `plangate hook --agent SEAT [--format HOST]`: decides one pre-tool hook
+ * payload read from stdin and answers as that host's contract says
+ * (src/adapters/hook): stdout, stderr and the exit code all come from the
+ * host's reply, so a refusal blocks in that host. A payload, a store or a
+ * command line plangate cannot use is refused, never allowed.
  */
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
-import { MAX_PAYLOAD_BYTES, runHook, undecidable } from '../../hook/pretooluse.js';
-import { EXIT } from '../exit.js';
+import { reviewerChannels } from '../../../main/channel.js';
+import type { HookReply } from '../../hook/contract.js';
+import { checkServerName, DEFAULT_PLANGATE_SERVER, decideHook, MAX_PAYLOAD_BYTES, readHookPayload, undecidable } from '../../hook/pretooluse.js';
 import type { CommandContext } from '../main.js';
+import type { Io } from '../io.js';
 import { openFromOptions } from '../shared.js';
 
-async function readStdin(): Promise<string> {
+/** Reads stdin up to one byte past the bound: what is over it is refused for its size, not as the JSON its cut would make. */
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of process.stdin) {
     chunks.push(chunk as Buffer);
     size += (chunk as Buffer).length;
-    // Past the bound nothing more is read: what was read is already too large, and is refused as such.
     if (size > MAX_PAYLOAD_BYTES) break;
   }
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Writes a reply as the host reads it and returns its exit code; the operator's log line goes to stderr only where the model does not read stderr (exit 0). */
+export function writeReply(io: Io, reply: HookReply, log?: string): number {
+  if (reply.stdout !== '') io.out(reply.stdout.trimEnd());
+  if (reply.stderr !== '') io.err(reply.stderr.trimEnd());
+  if (log !== undefined && reply.exitCode === 0) io.err(log);
+  return reply.exitCode;
+}
+
+/**
+ * The reply to a `plangate hook` command line commander could not parse:
+ * the payload is still read, so that the refusal is in its host's shape
+ * (`--format` as written, else the payload's).
+ */
+export async function misconfiguredHook(argv: string[], message: string): Promise<{ reply: HookReply; log?: string }> {
+  const at = argv.findIndex((a) => a === '--format' || a.startsWith('--format='));
+  const format = at < 0 ? undefined : argv[at]!.includes('=') ? argv[at]!.slice('--format='.length) : argv[at + 1];
+  const payload = readHookPayload(await readStdin().catch(() => ''), format);
+  const error = new PlangateError(ErrorCode.InvalidInput, `plangate hook is misconfigured: ${message}`);
+  return 'exitCode' in payload ? undecidable(error) : undecidable(error, payload.contract, payload.doc);
+}
+
+interface HookFlags { agent: string; format?: string; run?: string; sessionRun?: boolean; grant?: boolean; plangateServer: string }
+
 export function registerHook(program: Command, { io, wrap }: CommandContext): void {
   program
     .command('hook')
-    .description("decide an agent host's PreToolUse hook payload (JSON on stdin); deny with the instruction, or leave the call to the host")
+    .description("decide an agent host's pre-tool hook payload (JSON on stdin) and answer in that host's contract: refuse with the instruction, or leave the call to the host")
     .addOption(new Option('--agent <seat>', 'the seat the host runs (every call acts as it)').makeOptionMandatory())
+    .addOption(new Option('--format <host>', "the host's contract (claude-code, …); without it the payload's shape says, or the call is refused"))
+    .addOption(new Option('--plangate-server <name>', "the MCP server name under which the host reaches plangate's own tools").default(DEFAULT_PLANGATE_SERVER))
     .addOption(new Option('--run <id>', 'the run the calls belong to'))
-    .addOption(new Option('--session-run', "use the host's session_id as the run"))
+    .addOption(new Option('--session-run', "use the host's session id as the run"))
     .addOption(new Option('--grant', 'answer allow for an allowed call (skips the host\'s own permission prompt; off by default)'))
-    .action(wrap(async (opts: { agent: string; run?: string; sessionRun?: boolean; grant?: boolean }, cmd: Command) => {
-      // Every failure is answered, with exit 0: a host lets the call through a hook that exits with an error.
-      let answer: string;
+    .action(wrap(async (opts: HookFlags, cmd: Command) => {
+      const payload = readHookPayload(await readStdin(), opts.format);
+      if ('exitCode' in payload) return writeReply(io, payload);
+      let answer: { reply: HookReply; log?: string };
       try {
         if (!isValidId(opts.agent)) throw new PlangateError(ErrorCode.InvalidInput, `--agent: "${opts.agent}" is not a seat id`);
-        const text = await readStdin();
+        checkServerName(opts.plangateServer);
         const pg = await openFromOptions(cmd, io);
         try {
-          answer = await runHook(pg.gate, text, {
+          answer = await decideHook({ gate: pg.gate, channelFor: reviewerChannels(pg) }, payload, {
             agent: opts.agent,
+            plangateServer: opts.plangateServer,
             ...(opts.run !== undefined ? { runId: opts.run } : {}),
             ...(opts.sessionRun ? { sessionRun: true } : {}),
             ...(opts.grant ? { grant: true } : {}),
@@ -50,9 +81,8 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
           await pg.close().catch((error: unknown) => io.err(`plangate hook: closing failed: ${String(error)}`));
         }
       } catch (error) {
-        answer = undecidable(error);
+        answer = undecidable(error, payload.contract, payload.doc);
       }
-      io.out(answer.trimEnd());
-      return EXIT.ok;
+      return writeReply(io, answer.reply, answer.log);
     }));
 }

@@ -10,21 +10,25 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { loadTokens, TOKENS_ENV } from '../../http/auth.js';
+import { allowedFor, allowedOptions } from '../../http/rebinding.js';
 import { trackAnswers } from '../../mcp/answers.js';
 import { readRootsOf, upstreamsFrom } from '../../mcp/config.js';
 import { createMcpGateway } from '../../mcp/gateway.js';
 import { listenMcp } from '../../mcp/http.js';
 import { listenStatus } from '../../mcp/status.js';
 import { EXIT } from '../exit.js';
+import { oauthFrom, type OAuthFlags } from './oauth-options.js';
+import { withOAuth } from '../../http/oauth.js';
 import type { Io } from '../io.js';
 import { openFromOptions, untilSignal, type AuditHup } from '../shared.js';
 
-export interface McpOptions {
+export interface McpOptions extends OAuthFlags {
   agent?: string;
   run?: string;
   name?: string;
   upstream: string[];
   upstreams?: string;
+  plangateToolsOnly?: boolean;
   listen?: string;
   tokens?: string;
   readRoot: string[];
@@ -32,6 +36,8 @@ export interface McpOptions {
   maxSessionsPerSeat?: number;
   maxCallsPerSession?: number;
   maxUpstreamMessageBytes?: number;
+  allowedHosts?: string;
+  allowedOrigins?: string;
 }
 
 function hostPort(value: string, option = '--listen'): { host: string; port: number } {
@@ -51,13 +57,20 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
   if (opts.listen && (opts.agent !== undefined || opts.run !== undefined)) {
     throw new PlangateError(ErrorCode.InvalidInput, '--agent and --run are for a stdio client; over --listen the seat comes from each bearer token and the run from the call');
   }
+  // A listener that may not start (a non-loopback address without allowed hosts) stops the start before any upstream does.
+  for (const [value, option] of [[opts.listen, '--listen'], [opts.statusListen, '--status-listen']] as const) {
+    if (value !== undefined) allowedFor(hostPort(value, option).host, hostPort(value, option).port, allowedOptions(opts));
+  }
   const upstreams = await upstreamsFrom({
     command,
     ...(opts.name !== undefined ? { name: opts.name } : {}),
     urls: opts.upstream,
     ...(opts.upstreams !== undefined ? { file: opts.upstreams } : {}),
+    ...(opts.plangateToolsOnly ? { none: true } : {}),
   });
-  const tokens = opts.listen || opts.tokens || io.env[TOKENS_ENV] ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env }) : undefined;
+  const oauth = oauthFrom(opts);
+  const statics = opts.listen || opts.tokens || io.env[TOKENS_ENV] ? await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env, optional: oauth !== undefined }) : undefined;
+  const tokens = statics && oauth ? withOAuth(statics, oauth) : statics;
   const roots = opts.readRoot.length ? opts.readRoot : readRootsOf(upstreams);
   const pg = await openFromOptions(cmd, io, { watch: true, ...(roots.length ? { readRoots: roots } : {}) });
   hup.attach(pg);
@@ -81,16 +94,17 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
     if (opts.listen && tokens) {
       const listener = await listenMcp(gateway, {
         ...hostPort(opts.listen),
+        ...allowedOptions(opts),
         tokens,
         log: (t) => io.err(t),
         ...(opts.maxSessionsPerSeat !== undefined ? { maxSessionsPerSeat: opts.maxSessionsPerSeat } : {}),
       });
-      io.err(`plangate mcp: serving ${listener.url} in front of ${upstreams.map((u) => u.name).join(', ')}; ${tokens.size} token(s)`);
+      io.err(`plangate mcp: serving ${listener.url} ${fronted(upstreams)}; ${tokens.size} token(s)${oauth ? `, JWTs from ${oauth.issuer} for ${oauth.resource}` : ''}`);
       const signal = await untilSignal();
       io.err(`plangate mcp: ${signal}: stopping`);
       await listener.close();
     } else {
-      const status = opts.statusListen ? await listenStatus(gateway, { ...hostPort(opts.statusListen, '--status-listen'), ...(tokens ? { tokens } : {}), log: (t) => io.err(t) }) : undefined;
+      const status = opts.statusListen ? await listenStatus(gateway, { ...hostPort(opts.statusListen, '--status-listen'), ...allowedOptions(opts), ...(tokens ? { tokens } : {}), log: (t) => io.err(t) }) : undefined;
       if (status) io.err(`plangate mcp: /health and /metrics at ${status.url}`);
       const session = gateway.open({ seat: opts.agent as string, ...(opts.run !== undefined ? { runId: opts.run } : {}) });
       const transport = new StdioServerTransport();
@@ -114,7 +128,7 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
         }),
         signal,
       ]);
-      io.err(`plangate mcp: ${opts.agent} over stdio, in front of ${upstreams.map((u) => u.name).join(', ')}`);
+      io.err(`plangate mcp: ${opts.agent} over stdio, ${fronted(upstreams)}`);
       io.err(`plangate mcp: stopping: ${await ended}`);
       await status?.close();
     }
@@ -124,4 +138,9 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
     await pg.close();
   }
   return EXIT.ok;
+}
+
+/** What the gateway serves, for its start-up line. */
+function fronted(upstreams: readonly { name: string }[]): string {
+  return upstreams.length > 0 ? `in front of ${upstreams.map((u) => u.name).join(', ')}` : "with plangate's own tools alone";
 }

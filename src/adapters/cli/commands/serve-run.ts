@@ -17,13 +17,17 @@ import { logLine } from '../../http/errors.js';
 import { loadExecutors, type Executors } from '../../http/executors.js';
 import { httpOptionsFrom } from '../../http/plangate.js';
 import { listen } from '../../http/server.js';
+import { allowedOptions } from '../../http/rebinding.js';
 import { EXIT } from '../exit.js';
 import type { Io } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 import { openFromOptions, untilSignal, type AuditHup } from '../shared.js';
+import { pruneEveryMs, retentionFromEnv, schedulePrune } from '../../../main/retention.js';
 import { DEMO_SEATS } from './serve.js';
+import { oauthFrom, type OAuthFlags } from './oauth-options.js';
+import { withOAuth } from '../../http/oauth.js';
 
-export interface ServeOptions {
+export interface ServeOptions extends OAuthFlags {
   host: string;
   port: number;
   tokens?: string;
@@ -32,6 +36,8 @@ export interface ServeOptions {
   executors?: string;
   bodyLimit?: number;
   decisionLog?: string;
+  allowedHosts?: string;
+  allowedOrigins?: string;
 }
 
 /** Writes a new token set (digests only) and prints the tokens, this once. */
@@ -67,7 +73,12 @@ export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: Au
       io.err(`plangate: started the rules directory ${rulesDir} as a copy of ${opts.initRules}`);
     }
   }
-  const tokens = await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env });
+  // Read before anything opens: a bad retention variable stops the start with its name.
+  const retention = retentionFromEnv(io.env);
+  const pruneEvery = pruneEveryMs(io.env);
+  const oauth = oauthFrom(opts);
+  const statics = await loadTokens({ ...(opts.tokens ? { file: opts.tokens } : {}), env: io.env, optional: oauth !== undefined });
+  const tokens = oauth ? withOAuth(statics, oauth) : statics;
   const executors: Executors | undefined = opts.executors ? await loadExecutors(opts.executors) : undefined;
   const pg = await openFromOptions(cmd, io, { watch: true, ...(opts.decisionLog ? { decisionLog: opts.decisionLog } : {}) });
   hup.attach(pg);
@@ -81,7 +92,7 @@ export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: Au
       routes: [consoleRoutes()],
       onError: (error, where) => io.err(logLine(error, where)),
     });
-    running = await listen(app, { host: opts.host, port: opts.port });
+    running = await listen(app, { host: opts.host, port: opts.port, ...allowedOptions(opts) });
     io.err(`plangate: the console is at ${running.url}/console`);
   } catch (error) {
     hup.stopping();
@@ -89,11 +100,13 @@ export async function runServe(opts: ServeOptions, cmd: Command, io: Io, hup: Au
     await pg.close();
     throw error;
   }
-  io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${describeLocation(pg.paths.store)}, audit ${describeLocation(pg.paths.audit)}; ${tokens.size} token(s); ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
+  const pruning = schedulePrune(pg, retention, pruneEvery, Date.now, (text) => io.err(text));
+  io.err(`plangate: serving ${running.url} — rules ${pg.paths.rules}, store ${describeLocation(pg.paths.store)}, audit ${describeLocation(pg.paths.audit)}; ${tokens.size} token(s)${oauth ? `, JWTs from ${oauth.issuer} for ${oauth.resource}` : ''}; ${executors ? `executors from ${opts.executors}` : 'no executors (POST /mcp/call answers 404 no_executor for allowed calls)'}`);
 
   const signal = await untilSignal();
   hup.stopping();
   io.err(`plangate: ${signal}: stopping (finishing the requests in flight)`);
+  pruning.stop();
   await running.close();
   executors?.close();
   await pg.close();

@@ -6,14 +6,14 @@
  * comes back).
  */
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
-import type { Call } from '../../../core/types.js';
-import { argsForPolicy } from '../../../gate/args.js';
+import type { Call, Decision } from '../../../core/types.js';
+import { runToolCall, type ToolCall } from '../../../gate/tool-call.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
 import { decisionForSeat, explainForSeat } from '../disclosure.js';
-import { RUN_META_KEY } from '../../../core/call.js';
+import { forwardedMeta } from '../../../core/call.js';
 import { refusalBody, REFUSED_STATUS } from '../refusal.js';
-import type { Router } from '../router.js';
+import type { Reply, Router } from '../router.js';
 import { reviewerChannelReply } from './holds.js';
 import { seatOf } from './seat.js';
 
@@ -50,17 +50,6 @@ function callOf(agent: string, b: { runId?: string; delegatedBy?: string[]; args
 }
 
 export { argsForPolicy, POLICY_ARG_MAX_BYTES, POLICY_ARG_MAX_KEYS } from '../../../gate/args.js';
-
-/**
- * `_meta` as it goes to the executor: without plangate's run key (the MCP
- * gateway's), where a run is the agent's word only; the run the records
- * vouch for goes as `runId`. Undefined when nothing else is left.
- */
-function executorMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (meta === undefined) return undefined;
-  const { [RUN_META_KEY]: _run, ...rest } = meta;
-  return Object.keys(rest).length > 0 ? rest : undefined;
-}
 
 /** An agent's token vouches for its seat only: a claimed delegation not on record is refused (403 claim_refused, audited). */
 const AGENT_CLAIMS = { unrecordedClaims: 'refuse' } as const;
@@ -110,36 +99,47 @@ export function registerCallRoutes(router: Router, deps: HttpDeps): void {
       const b = ctx.body as McpCallBody;
       const agent = seatOf(ctx.principal, b.agent, "the body's agent");
       // Every argument the policy needs is given or named as left out (too large): never a silently truncated view.
-      const shown = b.arguments ? argsForPolicy(b.arguments) : undefined;
-      // An approval is bound to the whole arguments (callArgs), not the policy's view of them.
-      const call = { ...callOf(agent, { ...b, ...(shown ? { args: shown.args, omittedArgs: shown.omitted } : {}) }, b.name), ...(b.arguments ? { callArgs: b.arguments } : {}) };
-      const decision = await deps.decide(call, AGENT_CLAIMS);
-      if (!decision.allowed) return { status: REFUSED_STATUS, body: refusalBody(decision) };
-      // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
-      if (decision.channelCall === true) return reviewerChannelReply(deps, agent, b.arguments, b.runId);
-      const target = deps.executors?.lookup(b.name);
-      const meta = executorMeta(b._meta);
-      if (!target) throw new HttpError(HttpCode.NoExecutor, `no executor is configured for ${b.name}`);
-      const answer = await deps.executors!.call(target, {
-        name: b.name,
-        arguments: b.arguments ?? {},
-        agent,
-        // The executor is told only a run the records vouch for: open, and the seat's (or its delegation chain's).
-        ...(b.runId !== undefined && decision.run?.status === 'open' ? { runId: b.runId } : {}),
-        // Likewise the delegation chain: only its recorded links (none while failing open, when nothing was checked).
-        ...(decision.delegation !== undefined && decision.delegation.chain.length > 0 ? { delegatedBy: decision.delegation.chain } : {}),
-        ...(meta !== undefined ? { _meta: meta } : {}),
-      });
-      return {
-        status: answer.status,
-        raw: { bytes: answer.body, contentType: answer.contentType },
-        headers: {
-          'x-plangate-decision': 'allowed',
-          ...(decision.failOpen ? { 'x-plangate-fail-open': 'true' } : {}),
-          // Shadow mode: the call went through, but the rule would have refused it with this code.
-          ...(decision.shadow && decision.code ? { 'x-plangate-shadow': decision.code } : {}),
-        },
+      const call: ToolCall = {
+        seat: agent,
+        tool: b.name,
+        ...(b.arguments !== undefined ? { args: b.arguments } : {}),
+        ...(b.runId !== undefined ? { runId: b.runId } : {}),
+        ...(b.delegatedBy !== undefined ? { delegatedBy: b.delegatedBy } : {}),
+        ...AGENT_CLAIMS,
       };
+      return runToolCall<Reply>({ gate: { decide: deps.decide }, count: (_tool, outcome) => deps.metrics.observeToolCall('/mcp/call', outcome) }, call, {
+        refuse: (r) => ({ status: REFUSED_STATUS, body: refusalBody(r.decision) }),
+        // The agent's reviewer channel is plangate's own tool: the plan is recorded on its hold, nothing is forwarded.
+        own: () => reviewerChannelReply(deps, agent, b.arguments, b.runId),
+        forward: (decision) => execute(deps, agent, b, decision),
+      });
     },
   });
+}
+
+/** Sends an allowed call to its executor and relays the executor's answer. */
+async function execute(deps: HttpDeps, agent: string, b: McpCallBody, decision: Decision): Promise<Reply> {
+  const target = deps.executors?.lookup(b.name);
+  const meta = forwardedMeta(b._meta);
+  if (!target) throw new HttpError(HttpCode.NoExecutor, `no executor is configured for ${b.name}`);
+  const answer = await deps.executors!.call(target, {
+    name: b.name,
+    arguments: b.arguments ?? {},
+    agent,
+    // The executor is told only a run the records vouch for: open, and the seat's (or its delegation chain's).
+    ...(b.runId !== undefined && decision.run?.status === 'open' ? { runId: b.runId } : {}),
+    // Likewise the delegation chain: only its recorded links (none while failing open, when nothing was checked).
+    ...(decision.delegation !== undefined && decision.delegation.chain.length > 0 ? { delegatedBy: decision.delegation.chain } : {}),
+    ...(meta !== undefined ? { _meta: meta } : {}),
+  });
+  return {
+    status: answer.status,
+    raw: { bytes: answer.body, contentType: answer.contentType },
+    headers: {
+      'x-plangate-decision': 'allowed',
+      ...(decision.failOpen ? { 'x-plangate-fail-open': 'true' } : {}),
+      // Shadow mode: the call went through, but the rule would have refused it with this code.
+      ...(decision.shadow && decision.code ? { 'x-plangate-shadow': decision.code } : {}),
+    },
+  };
 }

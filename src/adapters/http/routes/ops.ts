@@ -15,6 +15,7 @@ import type { Router } from '../router.js';
 export function degradedReasons(s: RuntimeStatus): string[] {
   const reasons: string[] = [];
   if (s.failOpen) reasons.push(`failing open since ${s.failOpen.since}: ${s.failOpen.reason} (plan-required is NOT enforced)`);
+  if (s.storeFailingOpen) reasons.push(`calls fail open on a store outage since ${s.storeFailingOpen.since}, the last at ${s.storeFailingOpen.last}: ${s.storeFailingOpen.reason} (plan-required is NOT enforced for them)`);
   if (s.lastReloadError) reasons.push(`last reload failed at ${s.lastReloadError.at}: ${s.lastReloadError.message} (the last good rules stay in force)`);
   if (s.audit && !s.audit.ok) reasons.push(`the audit log cannot be written since ${s.audit.since ?? '?'}: ${s.audit.error ?? 'failed'} (it is reopened by itself; decisions are unchanged)`);
   if (s.clock && !s.clock.ok) {

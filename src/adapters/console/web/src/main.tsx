@@ -6,6 +6,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get } from './api.js';
+import { HealthBanner } from './banner.js';
 import { HoldsPage } from './holds.js';
 import { RefusalsPage } from './refusals.js';
 import { RulesPage } from './rules.js';
@@ -68,6 +69,7 @@ function App() {
         <span class="me">{me.name} <span class="tag">{me.role}</span></span>
         <button type="button" class="link" onClick={() => { forgetToken(); setMe(null); }}>Sign out</button>
       </header>
+      <HealthBanner />
       {shown === 'holds' && <HoldsPage me={me} />}
       {shown === 'refusals' && <RefusalsPage />}
       {shown === 'rules' && <RulesPage />}

@@ -26,6 +26,7 @@ interface AuditEvent {
   path?: string | null;
   sizeBytes?: number | null;
   maxBytes?: number;
+  traceId?: string;
 }
 
 interface AuditAnswer {
@@ -175,7 +176,7 @@ function RefusalTable({ events, label }: { events: AuditEvent[]; label: string }
               <td data-label="code"><code>{breakable(e.code ?? '')}</code></td>
               <td data-label="why">{e.type === 'PlanRequiredBlocked' ? `${e.mode} · ${ruleText(e.rule)}`
                 : e.type === 'ReadGuardBlocked' ? readGuardWhy(e)
-                : `${e.holdKind === 'reviewer' ? 'reviewer' : 'on-demand'} hold ${e.holdId ?? ''}`}{e.runId ? <> · <span title="the run the call named; its decision says whether it counted">claimed run</span> <bdi>{visible(e.runId)}</bdi></> : ''}</td>
+                : `${e.holdKind === 'reviewer' ? 'reviewer' : 'on-demand'} hold ${e.holdId ?? ''}`}{e.runId ? <> · <span title="the run the call named; its decision says whether it counted">claimed run</span> <bdi>{visible(e.runId)}</bdi></> : ''}{e.traceId ? <> · trace <code class="trace-id">{visible(e.traceId)}</code></> : ''}</td>
             </tr>
           ))}
         </tbody>

@@ -1,0 +1,103 @@
+/**
+ * `plangate init --hook NAME --agent SEAT [--project DIR] [--user]
+ * [--plangate-server NAME]`: sets an agent host up to ask plangate before
+ * every tool call. Puts the classification of the host's own tools in the
+ * rules directory, the hook (`plangate hook --format NAME --agent SEAT`,
+ * failing closed where the host allows) and plangate's MCP server entry in
+ * the host's settings, merged with what is there; prints every file it
+ * touched. Everything is worked out before anything is written, so a file
+ * it refuses (not JSON, another server under plangate's name) leaves every
+ * file as it was; run twice, it changes nothing the second time.
+ */
+import { homedir } from 'node:os';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { ErrorCode, PlangateError } from '../../../core/errors.js';
+import { isValidId } from '../../../core/threads.js';
+import { resolvePaths } from '../../../main/config.js';
+import { HOST_NAMES, type HostName } from '../../hook/contract.js';
+import { DEFAULT_PLANGATE_SERVER } from '../../hook/pretooluse.js';
+import { hostRulesFile } from '../../hook/setup/host-rules.js';
+import { applyChanges, setupHost } from '../../hook/setup/host-setup.js';
+import { EXIT } from '../exit.js';
+import type { Io } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+
+export interface InitHookOptions {
+  hook: string;
+  agent?: string;
+  project?: string;
+  user?: boolean;
+  plangateServer?: string;
+}
+
+/** The name plangate's MCP server has in a host's configuration unless told otherwise: the hook's own default. */
+export { DEFAULT_PLANGATE_SERVER };
+
+/** A word the host's shell reads as one argument. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The global options the hook and the MCP server need to find the same rules and store: the rules always, the rest when given on the command line (a database URL never: it may hold a password). */
+function globalArgs(cmd: Command, env: NodeJS.ProcessEnv): string[] {
+  const g = cmd.optsWithGlobals<GlobalOptions>();
+  const paths = resolvePaths({ ...(g.rules ? { rules: g.rules } : {}) }, env);
+  const args = ['--rules', paths.rules];
+  for (const key of ['store', 'audit', 'policy'] as const) {
+    const value = g[key];
+    if (value === undefined || cmd.getOptionValueSourceWithGlobals(key) !== 'cli') continue;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || value === ':memory:') continue;
+    args.push(`--${key}`, resolve(value));
+  }
+  return args;
+}
+
+/**
+ * Runs `plangate init --hook`.
+ *
+ * @example
+ * await runInitHook({ hook: 'cursor', agent: '0xDEV' }, cmd, io) // prints "created .cursor/hooks.json: the hook" …
+ */
+export async function runInitHook(opts: InitHookOptions, cmd: Command, io: Io): Promise<number> {
+  if (!(HOST_NAMES as readonly string[]).includes(opts.hook)) {
+    throw new PlangateError(ErrorCode.InvalidInput, `--hook: "${opts.hook}" is not a host plangate knows; one of ${HOST_NAMES.join(', ')}`);
+  }
+  const host = opts.hook as HostName;
+  if (opts.agent === undefined) throw new PlangateError(ErrorCode.InvalidInput, 'plangate init --hook needs --agent SEAT: the seat every call of this host acts as');
+  if (!isValidId(opts.agent)) throw new PlangateError(ErrorCode.InvalidInput, `--agent: "${opts.agent}" is not a seat id`);
+  const server = opts.plangateServer ?? DEFAULT_PLANGATE_SERVER;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(server)) throw new PlangateError(ErrorCode.InvalidInput, `--plangate-server: "${server}" is not a server name (letters, digits, _ and -, at most 64)`);
+
+  const globals = globalArgs(cmd, io.env);
+  const hookArgs = ['plangate', ...globals, 'hook', '--format', host, '--agent', opts.agent, ...(server !== DEFAULT_PLANGATE_SERVER ? ['--plangate-server', server] : [])];
+  const project = resolve(opts.project ?? process.cwd());
+  const rulesDir = resolvePaths({ rules: globals[1]! }, io.env).rules;
+
+  // Everything is worked out first: a refused file stops the command before anything is written.
+  const rules = await hostRulesFile(host, rulesDir);
+  const pending = [
+    rules.pending,
+    ...setupHost({
+      host,
+      project,
+      home: io.env['HOME'] || homedir(),
+      user: Boolean(opts.user),
+      hookCommand: hookArgs.map(shellWord).join(' '),
+      mcp: { name: server, command: 'plangate', args: [...globals, 'mcp', '--agent', opts.agent, '--plangate-tools-only'] },
+    }),
+  ];
+  const shown = (file: string) => {
+    const rel = relative(process.cwd(), file);
+    return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? file : rel;
+  };
+  for (const change of applyChanges(pending)) {
+    io.out(`${change.outcome} ${shown(change.file)}: ${change.what}`);
+    if (change.outcome === 'not written') {
+      io.out(`  a user-level file${opts.user || host === 'cline' ? '' : ' (run again with --user to write it)'}; the entry to add:`);
+      io.out((change.text ?? '').replace(/^/gm, '  '));
+    }
+  }
+  for (const note of rules.notes) io.out(`note: ${note}`);
+  return EXIT.ok;
+}

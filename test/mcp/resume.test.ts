@@ -1,0 +1,100 @@
+/**
+ * Resumable streams through plangate mcp --listen: a client whose response
+ * stream dropped asks again with Last-Event-ID and is sent what it missed
+ * (the SDK's transport with the session's bounded event store).
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { SessionEventStore } from '../../src/adapters/mcp/event-store.js';
+import { closeAfterEach, httpHarness, makeWorld, RAW_HEADERS, RAW_INIT, TOKENS } from './support.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+
+/** Reads an event stream until `done` holds for what came so far (or the time is up), then stops reading. */
+async function readUntil(res: Response, done: (text: string) => boolean, ms = 15_000): Promise<string> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const end = Date.now() + ms;
+  while (!done(text) && Date.now() < end) {
+    const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), end - Date.now()))]);
+    if (!chunk || chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  await reader.cancel().catch(() => {});
+  return text;
+}
+
+const ids = (text: string) => [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1] as string);
+
+describe('resumable streams', () => {
+  const closers = closeAfterEach();
+
+  it('resumes a dropped response stream from Last-Event-ID with the progress and the result it missed', async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, [{ name: 'everything', kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] }], 100, []);
+    closers.push(() => h.close());
+    const auth = { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` };
+    const init = await fetch(h.listener.url, { method: 'POST', headers: auth, body: JSON.stringify(RAW_INIT) });
+    const sid = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const headers = { ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    const post = (body: unknown, signal?: AbortSignal) => fetch(h.listener.url, { method: 'POST', headers, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+    expect(await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plangate_say', arguments: { body: 'a long operation' } } })).text()).toContain('"kind":"plan"');
+
+    // Five steps of progress over 2.5 s: the stream drops after the first.
+    const drop = new AbortController();
+    const running = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 2.5, steps: 5 }, _meta: { progressToken: 'p' } } }, drop.signal);
+    const before = await readUntil(running, (t) => t.includes('notifications/progress'));
+    drop.abort();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(before).toContain('"progress":1');
+    expect(before).not.toContain('"id":3');
+    const last = ids(before).at(-1) as string;
+
+    const resumed = await fetch(h.listener.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': last } });
+    expect(resumed.status).toBe(200);
+    const after = await readUntil(resumed, (t) => t.includes('"id":3'));
+    // The last step's progress is relayed without waiting and can race the result (a known gap, not resumption's): steps 2-4 are checked.
+    for (const step of [2, 3, 4]) expect(after, `${before}\n-----\n${after}`).toContain(`"progress":${step}`);
+    expect(after).toContain('Long running operation completed');
+    expect(after).not.toContain('"progress":1,');
+    expect(ids(after).every((id) => !ids(before).includes(id))).toBe(true);
+
+    // An id the session never issued: the stream cannot resume.
+    const unknown = await fetch(h.listener.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': 'nope#1' } });
+    expect(unknown.status).toBe(400);
+    await unknown.text();
+  }, 60_000);
+});
+
+describe('the session event store', () => {
+  const msg = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
+
+  it('replays the events after an id on its stream only, in order', async () => {
+    const store = new SessionEventStore();
+    const a1 = await store.storeEvent('a', msg(1));
+    await store.storeEvent('b', msg(2));
+    await store.storeEvent('a', msg(3));
+    await store.storeEvent('a', msg(4));
+    const sent: unknown[] = [];
+    expect(await store.replayEventsAfter(a1, { send: async (_id, m) => void sent.push((m as unknown as { params: { n: number } }).params.n) })).toBe('a');
+    expect(sent).toEqual([3, 4]);
+    expect(await store.getStreamIdForEventId(a1)).toBe('a');
+  });
+
+  it('keeps the latest events within its bounds of count and bytes, and refuses an id it dropped', async () => {
+    const store = new SessionEventStore(3, 1_000_000);
+    const first = await store.storeEvent('a', msg(1));
+    for (let n = 2; n <= 5; n++) await store.storeEvent('a', msg(n));
+    expect(await store.getStreamIdForEventId(first)).toBeUndefined();
+    await expect(store.replayEventsAfter(first, { send: async () => {} })).rejects.toThrow(/not kept/);
+    const small = new SessionEventStore(100, 200);
+    const big = await small.storeEvent('a', { jsonrpc: '2.0', method: 'x', params: { text: 'y'.repeat(150) } });
+    await small.storeEvent('a', { jsonrpc: '2.0', method: 'x', params: { text: 'z'.repeat(150) } });
+    expect(await small.getStreamIdForEventId(big)).toBeUndefined();
+  });
+});
