@@ -1,15 +1,18 @@
 # METADATA
 # title: How the checks compose
 # description: |
-#   Four checks, in this order: the tool's pin (a pinned MCP tool whose
+#   Five checks, in this order: the tool's pin (a pinned MCP tool whose
 #   definition changed), the read guard, then the planning hold, then
-#   plan-required. The first that refuses decides the call: its code and
+#   plan-required, then the human gate (approvals): a call refused for a
+#   missing plan is refused before any approval is asked for. The first that
+#   refuses decides the call: its code and
 #   message are the decision's, and `check` names it. `checks` reports every
 #   check's own verdict, so a refusal also shows what the later checks would
 #   have said. The reviewer channel is how a plan is sent, so plan-required
 #   never refuses it (sending a plan never needs a plan).
 package plangate.compose
 
+import data.plangate.approval
 import data.plangate.classify
 import data.plangate.hold
 import data.plangate.pins
@@ -20,7 +23,7 @@ import data.plangate.read_guard
 import data.plangate.settings
 import data.plangate.trust
 
-order := ["tool_pin", "read_guard", "planning_hold", "plan_required"]
+order := ["tool_pin", "read_guard", "planning_hold", "plan_required", "approval"]
 
 # channel_call: the call is to the reviewer channel in force for the seat.
 # Only a tool named as a reviewer channel somewhere in the rules needs the
@@ -68,6 +71,9 @@ deciding := "tool_pin" if {
 } else := "plan_required" if {
 	plan_required.allowed == false
 	not channel_call
+} else := "approval" if {
+	approval.refused
+	not channel_call
 } else := ""
 
 # The refusal of the deciding check; with none, plan-required's would-be
@@ -81,6 +87,8 @@ code := pins.code if {
 	deciding == "planning_hold"
 } else := plan_required.code if {
 	deciding == "plan_required"
+} else := approval.code if {
+	deciding == "approval"
 } else := plan_required.code if {
 	shadow
 } else := ""
@@ -94,6 +102,9 @@ message := m if {
 } else := m if {
 	deciding == "planning_hold"
 	m := hold.message
+} else := m if {
+	deciding == "approval"
+	m := approval.message
 } else := m if {
 	code == plan_required.code
 	m := plan_required.message
@@ -139,6 +150,14 @@ answer["plan"] := plans.plan
 answer["needs"] := read_guard.needs
 
 answer["run"] := trust.run_verdict
+
+# The approval the call needs, asked only once the checks in front of it let
+# the call through (never for the reviewer channel).
+answer["approval"] := approval.verdict if {
+	approval.needed
+	deciding in {"", "approval"}
+	not channel_call
+}
 
 answer["delegation"] := trust.delegation if count(trust.claimed) > 0
 

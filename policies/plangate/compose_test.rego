@@ -11,8 +11,8 @@ decide(inp) := d if {
 	d := plangate.decision with input as inp with data.plangate.rules as gx.rules
 }
 
-test_the_order_is_pin_then_read_guard_then_hold_then_plan_required if {
-	compose.order == ["tool_pin", "read_guard", "planning_hold", "plan_required"]
+test_the_order_is_pin_then_read_guard_then_hold_then_plan_required_then_approval if {
+	compose.order == ["tool_pin", "read_guard", "planning_hold", "plan_required", "approval"]
 }
 
 # through_gateway: a call of fs's write_file through the gateway, its definition's digest now.

@@ -12,8 +12,13 @@
 #   hold_allowed: whether a hold may be placed (input: agent, kind, hold).
 #   quota: a seat's quota of one kind of write, and whether one more is over it
 #   (input: kind, seat, now, counts; see plangate.quotas).
+#   approval_possible: whether any approvals rule could need approval for a
+#   call (input: agent.id, call), asked while the store fails.
+#   approver_allowed: whether a principal may answer an approval request
+#   (input: principal {role, name}, request {approvers}).
 package plangate
 
+import data.plangate.approval
 import data.plangate.compose
 import data.plangate.planning
 import data.plangate.quotas
@@ -55,3 +60,11 @@ hold_allowed := planning.hold_allowed
 # METADATA
 # entrypoint: true
 quota := quotas.verdict
+
+# METADATA
+# entrypoint: true
+approval_possible := approval.possible
+
+# METADATA
+# entrypoint: true
+approver_allowed := approval.approver_allowed

@@ -5,6 +5,9 @@
 import type { Mode, ScopeKind, ToolClass } from '../core/types.js';
 import type { PlanningAuditEvent } from './planning.js';
 import type { ClaimRefused } from './trust.js';
+import type { ApprovalAuditEvent } from './approvals.js';
+
+export type { ApprovalAuditEvent, ApprovalRequested, ApprovalGranted, ApprovalDenied, ApprovalUsed, ApprovalExpired } from './approvals.js';
 import type { StoreFailureRefused } from './store.js';
 
 export type { ClaimRefused, ClaimKind } from './trust.js';
@@ -60,7 +63,7 @@ export interface PlanRequiredBlocked {
 }
 
 /** Every audit event; discriminated by `type`. More event types join this union later. */
-export type AuditEvent = PlanRequiredBlocked | PlanningAuditEvent | ClaimRefused | StoreFailureRefused;
+export type AuditEvent = PlanRequiredBlocked | PlanningAuditEvent | ClaimRefused | ApprovalAuditEvent | StoreFailureRefused;
 
 /** The `type` of every audit event. */
 export type AuditEventType = AuditEvent['type'];

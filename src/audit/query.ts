@@ -18,6 +18,11 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'HoldReleased',
   'HoldUnblocked',
   'ClaimRefused',
+  'ApprovalRequested',
+  'ApprovalGranted',
+  'ApprovalDenied',
+  'ApprovalUsed',
+  'ApprovalExpired',
   'StoreFailureRefused',
 ];
 

@@ -6,6 +6,7 @@
 import { ErrorCode, PlangateError } from '../core/errors.js';
 import { toPlanningRecord, traceOf } from './planning.js';
 import { toTrustRecord } from './trust.js';
+import { toApprovalRecord } from './approvals.js';
 import { toStoreRecord } from './store.js';
 import type { AuditEvent } from './port.js';
 
@@ -39,6 +40,12 @@ export function toAuditRecord(event: AuditEvent): AuditEvent {
     }
     case 'ClaimRefused':
       return toTrustRecord(event);
+    case 'ApprovalRequested':
+    case 'ApprovalGranted':
+    case 'ApprovalDenied':
+    case 'ApprovalUsed':
+    case 'ApprovalExpired':
+      return toApprovalRecord(event);
     case 'StoreFailureRefused':
       return toStoreRecord(event);
     default:

@@ -39,6 +39,12 @@ export interface Call {
    */
   omittedArgs?: string[];
   /**
+   * The call's arguments exactly as the tool receives them, when `args` is
+   * a view with large values left out: what an approval is bound to (the
+   * SHA-256 of their canonical form). Defaults to `args`. Never given to the policy.
+   */
+  callArgs?: Record<string, unknown>;
+  /**
    * The tool's hints from the MCP server that offers it (`readOnlyHint`,
    * `destructiveHint`, …), given by the host or gateway, never by the agent.
    * Advisory: they classify the tool only where the rules do not.

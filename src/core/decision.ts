@@ -4,6 +4,7 @@
  */
 import type { MessageFact, HoldKind, FileFact, LineCount, LineSpan } from './facts.js';
 import type { Mode, ScopeKind, ToolClass } from './rules.js';
+import type { ApprovalVerdict } from './approvals.js';
 
 /** Where one effective setting came from. */
 export interface SettingSource<T> {
@@ -60,7 +61,7 @@ export interface SatisfyingPlan extends MessageFact {
 }
 
 /** The checks a call goes through, in this order; the first that refuses decides. */
-export const CHECKS = ['tool_pin', 'read_guard', 'planning_hold', 'plan_required'] as const;
+export const CHECKS = ['tool_pin', 'read_guard', 'planning_hold', 'plan_required', 'approval'] as const;
 export type Check = (typeof CHECKS)[number];
 
 /** Where a planning-gate setting came from. */
@@ -214,6 +215,12 @@ export interface Decision {
   message?: string;
   /** Present when allowed because of a plan. */
   plan?: SatisfyingPlan;
+  /**
+   * Present when the call needs a person's approval (and the checks in
+   * front of the human gate let it through): the request, its status, and
+   * who may approve (see core/approvals.ts).
+   */
+  approval?: ApprovalVerdict;
   /** Every message considered, with why it did or did not count: in an {@link Explanation}. */
   candidates?: Candidate[];
   /** Every check's own verdict: in an {@link Explanation} (absent from a fail-open one). */

@@ -38,6 +38,8 @@ export const ErrorCode = {
   StoreUnavailable: 'store_unavailable',
   /** A call was refused by plan-required (thrown only by `guard`). */
   PlanRequired: 'plan_required',
+  /** A call was refused because it needs a person's approval of that exact call (thrown only by `guard`). */
+  ApprovalRequired: 'approval_required',
   /** A call was refused because the agent is on a planning hold (thrown only by `guard`). */
   PlanningHold: 'planning_hold',
   /** A whole-file read over the ceiling was refused by the read guard (thrown only by `guard`). */
@@ -58,6 +60,8 @@ export const ErrorCode = {
   ClaimRefused: 'claim_refused',
   /** A seat's write is over one of its quotas (core/quotas.ts); the message names it. */
   QuotaExceeded: 'quota_exceeded',
+  /** The caller may not answer this approval request (it is not among its approvers; an agent never is). */
+  NotApprover: 'not_approver',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -199,7 +203,7 @@ export class CallRefusedError extends PlangateError {
   readonly refusal: string;
   readonly tool: string;
 
-  constructor(code: typeof ErrorCode.PlanningHold | typeof ErrorCode.ReadGuard | typeof ErrorCode.ToolChanged, decision: { code?: string; tool: string; message?: string }) {
+  constructor(code: typeof ErrorCode.PlanningHold | typeof ErrorCode.ReadGuard | typeof ErrorCode.ApprovalRequired | typeof ErrorCode.ToolChanged, decision: { code?: string; tool: string; message?: string }) {
     super(code, decision.message ?? refusalCode({ ...decision, check: code }));
     this.name = 'CallRefusedError';
     this.refusal = refusalCode({ ...decision, check: code });

@@ -4,6 +4,7 @@
  * entitled to assert it (see docs/concepts/trust-model.md).
  */
 
+import type { ApprovalInput } from './approvals.js';
 import type { ToolHints } from './call.js';
 
 /** Who wrote a message. */
@@ -141,6 +142,8 @@ export interface PolicyInput {
   hold?: HoldFact;
   /** The files a whole-file read names, by path, once the decision asked for them (`Decision.needs`). */
   files?: Record<string, FileFact>;
+  /** The digest of the call's arguments and the approvals of it on record, once the decision said it needs approval. */
+  approval?: ApprovalInput;
 }
 
 /**

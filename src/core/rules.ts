@@ -6,6 +6,7 @@
 /** Plan-required modes, weakest first. */
 import type { ToolMatchIndex } from './patterns.js';
 import type { QuotaKind, QuotaRule } from './quotas.js';
+import type { ApprovalRule } from './approvals.js';
 
 export const MODES = ['off', 'spends_only', 'side_effects'] as const;
 export type Mode = (typeof MODES)[number];
@@ -126,6 +127,8 @@ export interface RulesData {
   /** The read tools the read guard watches; absent when no rule file lists any. */
   /** The read tools the guard knows, and the directories it may look in (`roots`, when the rules set them). */
   readGuard?: { tools: Record<string, ReadGuardTool>; roots?: string[] };
+  /** The human gate's rules by scope (policies/plangate/approval.rego); absent when no rule file has any. */
+  approvals?: { workspace?: ApprovalRule; crews: Record<string, ApprovalRule>; agents: Record<string, ApprovalRule> };
   /**
    * The MCP gateway's upstream tools: the upstreams whose annotations may
    * classify their tools, and each upstream's pins (tool name there →

@@ -8,4 +8,5 @@ export * from './call.js';
 export * from './facts.js';
 export * from './decision.js';
 export * from './quotas.js';
+export * from './approvals.js';
 export type { PatternEntry, PatternShape, ToolMatchIndex } from './patterns.js';

@@ -39,6 +39,8 @@ export const ENTRYPOINTS = {
   planning: 'plangate/planning_settings',
   holdAllowed: 'plangate/hold_allowed',
   quota: 'plangate/quota',
+  approvalPossible: 'plangate/approval_possible',
+  approverAllowed: 'plangate/approver_allowed',
 } as const;
 
 /** Linear memory: 5 MiB to start, capped at 256 MiB so a runaway input cannot take the host down. */
@@ -64,6 +66,10 @@ export interface Evaluator {
   holdAllowed?(input: { agent: Lineage; kind: HoldKind; hold?: HoldFact }): HoldAllowed;
   /** A seat's quota of one kind of write, and with counts whether one more is over it (absent without a policy). */
   quota?(input: { kind: QuotaKind; seat: string; now: number; counts?: QuotaCounts }): QuotaVerdict;
+  /** Whether any approvals rule, at any scope, could need approval for the call (absent without a policy). */
+  approvalPossible?(input: { agent: { id: string }; call: { tool: string; annotations?: object } }): boolean;
+  /** Whether a principal may answer an approval request with these approvers (absent without a policy). */
+  approverAllowed?(input: { principal: { role: string; name: string }; request: { approvers: { roles: string[]; names: string[] } } }): boolean;
 }
 
 /** One loaded policy with one rules version. Not re-entrant: one evaluation at a time (JS is single-threaded). */
@@ -172,6 +178,14 @@ export class Engine implements Evaluator {
       throw new PlangateError(ErrorCode.PolicyResultInvalid, `the policy returned no quota for ${String(input.kind)}`);
     }
     return result as QuotaVerdict;
+  }
+
+  approvalPossible(input: { agent: { id: string }; call: { tool: string; annotations?: object } }): boolean {
+    return this.evaluate(ENTRYPOINTS.approvalPossible, input) === true;
+  }
+
+  approverAllowed(input: { principal: { role: string; name: string }; request: { approvers: { roles: string[]; names: string[] } } }): boolean {
+    return this.evaluate(ENTRYPOINTS.approverAllowed, input) === true;
   }
 
   /** Bytes of linear memory the policy holds (it never shrinks). */

@@ -8,6 +8,9 @@
 import type { QuotaCountQuery, QuotaCounts } from '../core/quotas.js';
 import type { Delegation, HoldKind, Lineage, MessageFact, NewDelegation, NewMessage, NewRun, Run, StoredMessage } from '../core/types.js';
 import type { HoldCondition } from './holds.js';
+import type { ApprovalStore } from './approvals.js';
+
+export type { ApprovalStore, ApprovalQuery, ApprovalAnswer } from './approvals.js';
 import type { Pruning } from './retention.js';
 
 export interface Crew {
@@ -231,6 +234,6 @@ export interface QuotaStore {
 }
 
 /** A store may prune what can no longer count (retention.ts); the memory store does not. */
-export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, QuotaStore, Partial<SnapshotReads>, Partial<StoreProbe>, Partial<Pruning> {
+export interface Store extends OrgStore, MessageStore, HoldStore, RunStore, DelegationStore, QuotaStore, ApprovalStore, Partial<SnapshotReads>, Partial<StoreProbe>, Partial<Pruning> {
   close(): Promise<void>;
 }

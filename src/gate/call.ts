@@ -26,6 +26,8 @@ export interface CheckedCall {
   args?: Record<string, unknown>;
   omittedArgs?: string[];
   annotations?: ToolHints;
+  /** The whole arguments an approval is bound to, when `args` is a trimmed view (never given to the policy). */
+  callArgs?: Record<string, unknown>;
 }
 
 /** Largest `call.args`, as JSON in UTF-8 bytes. */
@@ -38,9 +40,12 @@ export const MAX_ARGS_BYTES = 64 * 1024;
  * checkCall({ agent: '0xW', tool: 'github.merge' }, Date.now()).delegatedBy // []
  */
 export function checkCall(call: unknown, defaultNow: number): CheckedCall {
-  const input = call instanceof Object && 'at' in call && (call as Call).at instanceof Date
-    ? { ...(call as Call), at: ((call as Call).at as Date).toISOString() }
-    : call;
+  // The whole arguments are the host's, for the approval digest only: kept apart from what the schema checks.
+  const { callArgs, ...rest } = (call instanceof Object ? call : {}) as Call;
+  const bare = call instanceof Object && callArgs !== undefined ? rest : call;
+  const input = bare instanceof Object && 'at' in bare && (bare as Call).at instanceof Date
+    ? { ...(bare as Call), at: ((bare as Call).at as Date).toISOString() }
+    : bare;
   if (!validate(input)) {
     const problems = (validate.errors ?? []).map(toProblem);
     throw new PlangateError(ErrorCode.InvalidInput, `invalid call: ${problems.map((p) => p.message).join('; ')}`, problems);
@@ -74,6 +79,10 @@ export function checkCall(call: unknown, defaultNow: number): CheckedCall {
   if (c.args !== undefined) checked.args = c.args;
   if (c.omittedArgs !== undefined) checked.omittedArgs = c.omittedArgs;
   if (c.annotations !== undefined) checked.annotations = c.annotations;
+  if (callArgs !== undefined) {
+    if (typeof callArgs !== 'object' || callArgs === null || Array.isArray(callArgs)) throw new PlangateError(ErrorCode.InvalidInput, 'invalid call: call.callArgs must be an object');
+    checked.callArgs = callArgs;
+  }
   return checked;
 }
 

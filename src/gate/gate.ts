@@ -23,10 +23,12 @@ import { decideWithFacts, explainWithFacts, type Resolutions } from './with-fact
 import { createRuns, type Delegations, type Runs } from './runs.js';
 import { outageJudge, requestFailure, withinBudget } from './store-failures.js';
 import { checkAgentPost } from './posting.js';
+import { approvalWhileFailing, createApprovalDesk, settleApproval, type ApprovalDesk } from './approvals.js';
+import type { ApprovalStore } from '../facts/approvals.js';
 import type { DecisionObserver, DecisionWatch } from './observe.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & QuotaStore & Partial<SnapshotReads> & Partial<StoreProbe>;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & QuotaStore & ApprovalStore & Partial<SnapshotReads> & Partial<StoreProbe>;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */
@@ -141,6 +143,8 @@ export interface Gate {
    * plangate's own tool before the host calls it).
    */
   quota: QuotaCheck;
+  /** The human gate's requests: list, read, approve, deny (an agent never answers one). */
+  approvals: ApprovalDesk;
 }
 
 /** Messages of context per thread fetched for explanations. */
@@ -170,6 +174,15 @@ export function createGate(options: GateOptions): Gate {
   const quota = createQuotaCheck({ store: options.store, evaluator: current, clock, ...(options.onQuotaRefused ? { onRefused: options.onQuotaRefused } : {}) });
   const outages = outageJudge(options.store.probe ? () => (options.store.probe as () => Promise<void>)() : undefined);
 
+  /** Whether any approvals rule could need approval for the call (asked while the store fails); false without a policy. */
+  function approvalPossible(call: Call): boolean {
+    try {
+      return current().approvalPossible?.({ agent: { id: call.agent }, call: { tool: call.tool, ...(call.annotations ? { annotations: call.annotations } : {}) } }) === true;
+    } catch {
+      return false;
+    }
+  }
+
   async function inputFor(call: Call, opts: DecideOptions = {}): Promise<PolicyInput> {
     const checked = checkCall(call, clock());
     // Bounded in time as well as by indexes: a slow gathering is refused as this call's failure (core/store-failures.ts).
@@ -182,6 +195,8 @@ export function createGate(options: GateOptions): Gate {
   }
 
   async function record(input: PolicyInput, decision: Decision, resolutions: Resolutions, watch: DecisionWatch | undefined): Promise<void> {
+    // The human gate records its own events (ApprovalRequested and the rest, gate/approvals.ts).
+    if (decision.check === 'approval') return;
     const event = planningRefusalEvent(input, decision, resolutions) ?? blockedEvent(input, decision);
     // A refusal names the trace it was decided in, so the console can lead to it.
     await audit(watch?.traceId !== undefined ? { ...event, traceId: watch.traceId } as AuditEvent : event);
@@ -272,6 +287,13 @@ export function createGate(options: GateOptions): Gate {
         options.onDecision?.(closed);
         return closed;
       }
+      if (approvalPossible(call)) {
+        // A call that may need approval is refused while the store fails (APPROVAL_ON_STORE_FAILURE).
+        onStoreError(error, call);
+        const closed = approvalWhileFailing({ agent: call.agent, tool: call.tool }, reason);
+        options.onDecision?.(closed);
+        return closed;
+      }
       if (PLAN_REQUIRED_ON_STORE_FAILURE !== 'fail_open') throw error;
       onStoreError(error, call);
       const failed = failOpenDecision(call, { cause: 'store', reason });
@@ -279,10 +301,22 @@ export function createGate(options: GateOptions): Gate {
       return failed;
     }
     const resolutions: Resolutions = new Map();
+    const evaluator = current();
+    const roots = opts.readRoots ?? readRoots;
     // Synchronous unless the policy asks for file facts (the read guard): no promise to wait for otherwise.
-    const evaluate = () => decideWithFacts(current(), input, opts.readRoots ?? readRoots, resolutions, opts.relativeTo);
+    const evaluate = () => decideWithFacts(evaluator, input, roots, resolutions, opts.relativeTo);
     const decided = watch ? watch.step('evaluate', evaluate) : evaluate();
-    const decision = decided instanceof Promise ? await decided : decided;
+    let decision = decided instanceof Promise ? await decided : decided;
+    // The call needs a person's approval: its approvals on record decide (gate/approvals.ts).
+    if (decision.approval && !decision.approval.gathered) {
+      decision = await settleApproval(input, decision, {
+        store: options.store,
+        decide: (again) => decideWithFacts(evaluator, again, roots, resolutions, opts.relativeTo),
+        audit,
+        args: call.callArgs ?? call.args,
+        onStoreError: (error) => onStoreError(error, call),
+      });
+    }
     const unrecorded = toRefuse(decision, opts);
     if (unrecorded !== undefined) await refuseUnrecorded(input, unrecorded);
     // What the store said about the agent's hold, with its reviewer channel when the policy named it.
@@ -331,6 +365,7 @@ export function createGate(options: GateOptions): Gate {
     holds: createHolds({ store: options.store, evaluator: current, clock, audit, quota, onHold: (agent, hold, since) => known.set(agent, hold, since), mark: () => known.mark() }),
     knownHolds: known,
     quota,
+    approvals: createApprovalDesk({ store: options.store, evaluator: current, clock, audit }),
     ...createRuns(options.store, clock, quota),
     async settingsFor(agent) {
       const seat = await options.store.lineage(checkCall({ agent, tool: 'x' }, 0).agent);

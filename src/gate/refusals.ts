@@ -72,6 +72,7 @@ export function planningRefusalEvent(input: PolicyInput, decision: Decision, res
 export function refusalError(decision: Decision): Error {
   if (decision.check === 'planning_hold') return new CallRefusedError(ErrorCode.PlanningHold, decision);
   if (decision.check === 'read_guard') return new CallRefusedError(ErrorCode.ReadGuard, decision);
+  if (decision.check === 'approval') return new CallRefusedError(ErrorCode.ApprovalRequired, decision);
   if (decision.check === 'tool_pin') return new CallRefusedError(ErrorCode.ToolChanged, decision);
   return new PlanRequiredError(decision);
 }

@@ -147,6 +147,8 @@ export function callFor(call: Pick<ToolCall, 'seat' | 'tool' | 'args' | 'runId' 
     ...(call.delegatedBy !== undefined ? { delegatedBy: call.delegatedBy } : {}),
     ...(shown ? { args: shown.args } : {}),
     ...(shown && shown.omitted.length > 0 ? { omittedArgs: shown.omitted } : {}),
+    // An approval is bound to the whole arguments, not the policy's view of them.
+    ...(call.args !== undefined ? { callArgs: call.args } : {}),
     ...(annotations !== undefined ? { annotations } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { isValidId } from '../core/threads.js';
 import { QUOTA_KINDS, TOOL_CLASSES, type Mode, type RulesData, type SourcedPlanRule, type ToolClass } from '../core/types.js';
 import { describePath, isRecord, toPointer, type ParsedRuleFile, type PathSegment } from './parse.js';
 import { normalizePlanning } from './planning.js';
+import { normalizeApprovals } from './approvals.js';
 
 /**
  * Merges the files, in the order given (sorted by name), into one data
@@ -103,6 +104,9 @@ export function normalizeRules(files: readonly ParsedRuleFile[]): { data: RulesD
   problems.push(...planning.problems);
   if (planning.planningGate) data.planningGate = planning.planningGate;
   if (planning.readGuard) data.readGuard = planning.readGuard;
+  const approvals = normalizeApprovals(files);
+  problems.push(...approvals.problems);
+  if (approvals.approvals) data.approvals = approvals.approvals;
   // The workspace rule first, for readable JSON.
   const { workspace, crews, agents } = data.planRequired;
   data.planRequired = workspace ? { workspace, crews, agents } : { crews, agents };

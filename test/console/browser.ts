@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { consoleRoutes } from '../../src/adapters/console/serve.js';
+import type { HttpAppOptions } from '../../src/adapters/http/app.js';
 import { call, serve, TOKENS, type Served } from '../http/support.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -91,14 +92,17 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /**
  * A plangate serving the console built from source, with `org` put through
  * its API as an operator (each a path under /v1/org and its body), and a
- * browser to open it with.
+ * browser to open it with; `options` adds rule files and app options (tokens).
  *
  * @example
  * const { s, b } = await consoleWorld([['/v1/org/crews/desk', {}]]);
  */
-export async function consoleWorld(org: ReadonlyArray<readonly [path: string, body: object]>): Promise<{ s: Served; b: Browser; bundle: string }> {
+export async function consoleWorld(
+  org: ReadonlyArray<readonly [path: string, body: object]>,
+  options: { prepare?: (rulesDir: string) => void; app?: Omit<Partial<HttpAppOptions>, 'routes'> } = {},
+): Promise<{ s: Served; b: Browser; bundle: string }> {
   const bundle = await buildConsole();
-  const s = await serve({ app: { routes: [consoleRoutes({ dir: bundle })] } });
+  const s = await serve({ ...(options.prepare ? { prepare: options.prepare } : {}), app: { ...options.app, routes: [consoleRoutes({ dir: bundle })] } });
   for (const [path, body] of org) {
     const r = await call(s.url, 'PUT', path, { token: TOKENS.operator, json: body });
     if (r.status !== 200) throw new Error(`setting up ${path} answered ${r.status}`);

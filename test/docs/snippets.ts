@@ -30,6 +30,8 @@ export const SNIPPETS = {
   hookRules: { file: 'docs/guides/agent-hooks.md', heading: '# Agent-host hooks', lang: 'yaml' },
   mcpTrust: { file: 'docs/guides/mcp-gateway-security.md', heading: '## Trusted annotations', lang: 'yaml' },
   environment: { file: 'docs/reference/environment.md', heading: '## Configuration from the environment', lang: 'console' },
+  approvalsRule: { file: 'docs/concepts/approvals.md', heading: '## The rule', lang: 'yaml' },
+  approvalsCli: { file: 'docs/concepts/approvals.md', heading: '## Approving', lang: 'console' },
 } as const satisfies Record<string, SnippetPlace>;
 
 export type SnippetKey = keyof typeof SNIPPETS;

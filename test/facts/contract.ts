@@ -11,6 +11,7 @@ import { MAX_BODY_BYTES, MAX_CREW_DEPTH } from '../../src/facts/validate.js';
 import { MAX_HOLD_LIMIT, MAX_TASK_LENGTH } from '../../src/facts/holds.js';
 import { runsContract } from './runs-contract.js';
 import { quotasContract } from './quotas-contract.js';
+import { approvalsContract } from './approvals-contract.js';
 
 export type MakeStore = () => Store | Promise<Store>;
 
@@ -837,6 +838,7 @@ export function storeContract(name: string, makeStore: MakeStore): void {
 
     runsContract(() => store);
     quotasContract(() => store);
+    approvalsContract(() => store);
 
     describe('close', () => {
       it('is idempotent, and the store refuses work afterwards with store_failure', async () => {

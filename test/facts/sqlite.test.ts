@@ -129,6 +129,10 @@ describe('sqlite store', () => {
         [
           'agents',
           'agents_by_crew',
+          'approvals',
+          'approvals_by_call',
+          'approvals_by_time',
+          'approvals_one_pending',
           'crews',
           'crews_by_parent',
           'hold_messages',

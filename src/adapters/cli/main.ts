@@ -25,6 +25,7 @@ const MODULES: ReadonlyArray<readonly [readonly string[], () => Promise<Register
   [['say'], async () => (await import('./commands/say.js')).registerSay],
   [['decide', 'explain'], async () => (await import('./commands/decide.js')).registerDecide],
   [['hold', 'release', 'unblock', 'holds', 'submit-plan', 'push-back'], async () => (await import('./commands/holds.js')).registerHolds],
+  [['approvals'], async () => (await import('./commands/approvals.js')).registerApprovals],
   [['audit'], async () => (await import('./commands/audit.js')).registerAudit],
   [['run', 'delegate'], async () => (await import('./commands/runs.js')).registerRuns],
   [['prune'], async () => (await import('./commands/prune.js')).registerPrune],

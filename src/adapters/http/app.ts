@@ -22,6 +22,7 @@ import type { Executors } from './executors.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { Router, type Method, type Reply, type ReplyStream, type Route, type RouteModule } from './router.js';
 import { registerAuditRoutes } from './routes/audit.js';
+import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerCallRoutes } from './routes/calls.js';
 import { registerHoldRoutes } from './routes/holds.js';
 import { registerOpaRoutes } from './routes/opa.js';
@@ -56,6 +57,7 @@ export const DEFAULT_ROUTES: ReadonlyArray<RouteModule<HttpDeps>> = [
   registerRulesViewRoutes,
   registerWhoamiRoutes,
   registerRunRoutes,
+  registerApprovalRoutes,
   registerHookRoutes,
 ];
 

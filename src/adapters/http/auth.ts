@@ -19,7 +19,7 @@ import { HttpCode, HttpError } from './errors.js';
 import { checkSchema } from './schemas.js';
 import { TOKENS_ENV, TOKENS_FILE_ENV } from './token-env.js';
 
-export const ROLES = ['agent', 'operator', 'policy', 'reviewer', 'orchestrator'] as const;
+export const ROLES = ['agent', 'operator', 'policy', 'reviewer', 'orchestrator', 'approver'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** Who is calling: the role and, for an agent token, its seat. */
@@ -28,7 +28,8 @@ export type Principal =
   | { role: 'operator'; name: string }
   | { role: 'policy'; name: string }
   | { role: 'reviewer'; name: string }
-  | { role: 'orchestrator'; name: string };
+  | { role: 'orchestrator'; name: string }
+  | { role: 'approver'; name: string };
 
 /** One token as written in a tokens file or the environment. */
 export interface TokenEntry {

@@ -12,7 +12,7 @@ import type { Executors } from './executors.js';
 import type { Metrics } from './metrics.js';
 
 /** The gate methods the routes use. */
-export type HttpGate = Pick<Gate, 'decide' | 'explain' | 'say' | 'sayAsAgent' | 'settingsFor' | 'holds' | 'runs' | 'delegations'> & Partial<Pick<Gate, 'quota'>>;
+export type HttpGate = Pick<Gate, 'decide' | 'explain' | 'say' | 'sayAsAgent' | 'settingsFor' | 'holds' | 'runs' | 'delegations' | 'approvals'> & Partial<Pick<Gate, 'quota'>>;
 
 /** The org methods the routes use. */
 export type HttpOrg = Pick<OrgStore, 'putCrew' | 'putAgent' | 'listCrews' | 'listAgents' | 'lineage'>;

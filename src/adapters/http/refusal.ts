@@ -32,6 +32,8 @@ export interface RefusalBody {
   run?: { id: string; status: RunStatus };
   /** A held agent refused while the policy or the store failed: what failed, told by its cause only (see core/failopen.ts). */
   failClosed?: Failure;
+  /** The human gate: the request a person must approve, and why none counts yet. */
+  approval?: { request: string; status: string };
 }
 
 /**
@@ -60,5 +62,6 @@ export function refusalBody(decision: Decision): RefusalBody {
     },
     ...(decision.run ? { run: runForAgents(decision.run) } : {}),
     ...(decision.failClosed ? { failClosed: failureForAgents(decision.failClosed) } : {}),
+    ...(check === 'approval' && decision.approval ? { approval: { request: decision.approval.request, status: decision.approval.status } } : {}),
   };
 }

@@ -20,6 +20,7 @@ import { countTimes } from './quotas.js';
 import { agentThread } from '../../core/threads.js';
 import type { QuotaCountQuery, QuotaCounts } from '../../core/quotas.js';
 import { checkQuotaCountQuery } from '../quotas.js';
+import { createMemoryApprovals } from './approvals.js';
 
 /** What a known agent's decisions look up: its crews, nearest first, and the threads it speaks in. */
 interface Seat {
@@ -199,6 +200,7 @@ export function createMemoryStore(): Store {
   return {
     ...holds,
     ...runs,
+    ...createMemoryApprovals(open),
     putCrew: org.putCrew,
     putAgent: org.putAgent,
     getCrew: org.getCrew,

@@ -34,6 +34,7 @@ import { PROBE_TIMEOUT_MS } from '../../core/store-failures.js';
 import { POSTGRES_URL, redactUrl } from './url.js';
 import { createPostgresRuns } from './runs.js';
 import { postgresQuotaCounts } from './quotas.js';
+import { APPROVAL_MIGRATIONS, createPostgresApprovals } from './approvals.js';
 import { prunePostgres } from './prune.js';
 import { STORE_MIGRATIONS } from './migrations.js';
 import { DECISION_FACTS_SQL, SQL } from './schema.js';
@@ -87,6 +88,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     const client = await pool.connect();
     try {
       await migrate(client, STORE_MIGRATIONS);
+      await migrate(client, APPROVAL_MIGRATIONS);
     } finally {
       client.release();
     }
@@ -124,6 +126,7 @@ function postgresStoreOn(pool: pg.Pool, where: string, url: string): PostgresSto
     ...createPostgresHolds(pool, run),
     ...createPostgresRuns(pool, run),
     quotaCounts: postgresQuotaCounts(pool, run),
+    ...createPostgresApprovals(pool, run),
 
     putCrew: (crew) =>
       run('putCrew', async () => {

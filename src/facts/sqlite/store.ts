@@ -25,6 +25,7 @@ import { createSqliteHolds } from './holds.js';
 import { factsOf, type FactTuple } from './rows.js';
 import { toMessage, type MessageRow } from '../rows.js';
 import { createSqliteRuns } from './runs.js';
+import { createSqliteApprovals } from './approvals.js';
 import { guard } from './guard.js';
 import { openConnection, type SqliteStoreOptions } from './connection.js';
 import { SQL } from './schema.js';
@@ -196,6 +197,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
   return {
     ...holds,
     ...runs,
+    ...createSqliteApprovals(db),
 
     async putCrew(crew: Crew): Promise<void> {
       try {

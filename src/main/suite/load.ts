@@ -31,7 +31,7 @@ export interface SuiteCall { agent: string; tool: string; run?: string; delegate
 /** What a case expects; only the fields given are compared. */
 export interface Expectation {
   allowed: boolean;
-  check?: 'tool_pin' | 'read_guard' | 'planning_hold' | 'plan_required';
+  check?: 'tool_pin' | 'read_guard' | 'planning_hold' | 'plan_required' | 'approval';
   code?: string;
   reason?: 'none' | 'stale';
   /** `workspace`, `crew:<id>`, `agent:<id>` or `default`: where the mode in force comes from. */

@@ -14,6 +14,7 @@ import type { Role } from '../auth.js';
 import type { HttpDeps } from '../deps.js';
 import type { Router } from '../router.js';
 import type { Hold } from '../../../facts/port.js';
+import { storeWatch, watchReply } from '../watch.js';
 import type { QueueAnswer, QueueEntry } from './review-queue.js';
 
 export type { QueueAnswer, QueueEntry, QueueMessage } from './review-queue.js';
@@ -23,8 +24,6 @@ export const REVIEW_ROLES: readonly Role[] = ['operator', 'reviewer'];
 
 /** How often the store is asked for changes while a stream is open. */
 export const QUEUE_POLL_MS = 1000;
-/** A comment line this often keeps the connection open through proxies. */
-const KEEPALIVE_MS = 15_000;
 /** At most this many holds are in the queue (the newest). */
 const QUEUE_LIMIT = 100;
 /** At most this many plans and push-backs per hold: the newest, oldest of them first. */
@@ -97,60 +96,11 @@ function newestWithin<M extends { message: { body: string } }>(messages: M[], by
   return messages.slice(from);
 }
 
-/** A poll's outcome for a stream: the queue as JSON, or why it could not be read. */
-type Listener = (polled: { queue: string } | { unavailable: string }) => void;
-
-/**
- * One poll loop for every open stream: it runs while somebody listens. A
- * store that fails is logged once, when the polls start failing (not every
- * second), and again the next time they start failing after a success.
- */
-function queueWatch(load: () => Promise<QueueAnswer>, pollMs: number, log: (error: unknown) => void) {
-  const listeners = new Set<Listener>();
-  let timer: NodeJS.Timeout | undefined;
-  let polling = false;
-  let failing = false;
-
-  async function poll(): Promise<void> {
-    if (polling) return;
-    polling = true;
-    try {
-      const queue = JSON.stringify(await load());
-      failing = false;
-      // Every listener is given every poll and drops what it already sent: one that joined after a
-      // change was polled (its first read older than that poll) still gets the change.
-      for (const l of listeners) l({ queue });
-    } catch (error) {
-      // A failing store is retried at the next tick; the streams stay open and say so, so that a
-      // page does not show a queue as live that nobody can read.
-      if (!failing) log(error);
-      failing = true;
-      for (const l of listeners) l({ unavailable: 'the store cannot be read; retrying' });
-    } finally {
-      polling = false;
-    }
-  }
-
-  return {
-    subscribe(listener: Listener): () => void {
-      listeners.add(listener);
-      timer ??= setInterval(() => void poll(), pollMs);
-      return () => {
-        listeners.delete(listener);
-        if (listeners.size === 0 && timer) {
-          clearInterval(timer);
-          timer = undefined;
-        }
-      };
-    },
-  };
-}
-
 export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
   const log = (error: unknown): void => deps.onError(error, { method: 'GET', route: '/v1/review/queue/events' });
   const watches = {
-    operator: queueWatch(() => reviewQueue(deps), QUEUE_POLL_MS, log),
-    reviewer: queueWatch(() => reviewQueue(deps, true), QUEUE_POLL_MS, log),
+    operator: storeWatch(() => reviewQueue(deps), QUEUE_POLL_MS, log),
+    reviewer: storeWatch(() => reviewQueue(deps, true), QUEUE_POLL_MS, log),
   };
 
   router.add({
@@ -173,40 +123,7 @@ export function registerReviewRoutes(router: Router, deps: HttpDeps): void {
       const watch = forReviewer ? watches.reviewer : watches.operator;
       // Read once before answering, so a failing store is an error answer, not an empty stream.
       const first = JSON.stringify(await reviewQueue(deps, forReviewer));
-      return {
-        headers: { 'x-accel-buffering': 'no' },
-        stream: {
-          contentType: 'text/event-stream; charset=utf-8',
-          run: (write, signal) => new Promise<void>((done) => {
-            let sent = first;
-            let down = false;
-            const send = (polled: { queue: string } | { unavailable: string }): void => {
-              if ('unavailable' in polled) {
-                if (!down) write(`event: unavailable\ndata: ${JSON.stringify({ reason: polled.unavailable })}\n\n`);
-                down = true;
-                return;
-              }
-              // After an outage the queue is sent again even if unchanged: it says the queue is live again.
-              if (polled.queue === sent && !down) return;
-              // The client has not taken the last queue yet: the first poll after it has sends the queue as it is then.
-              if (!write.ready()) return;
-              sent = polled.queue;
-              down = false;
-              write(`event: queue\ndata: ${polled.queue}\n\n`);
-            };
-            write(`retry: 2000\nevent: queue\ndata: ${first}\n\n`);
-            const unsubscribe = watch.subscribe(send);
-            const keepalive = setInterval(() => {
-              if (write.ready()) write(': keep-alive\n\n');
-            }, KEEPALIVE_MS);
-            signal.addEventListener('abort', () => {
-              clearInterval(keepalive);
-              unsubscribe();
-              done();
-            }, { once: true });
-          }),
-        },
-      };
+      return watchReply('queue', first, watch);
     },
   });
 }

@@ -1,11 +1,12 @@
 /**
- * The console: sign-in, then three pages — holds, refusals, rules — picked
- * by the URL's fragment (#/holds, #/refusals, #/rules), which never carries
- * the token.
+ * The console: sign-in, then the pages a role may use — holds, refusals,
+ * approvals, rules — picked by the URL's fragment (#/holds, #/refusals,
+ * #/approvals, #/rules), which never carries the token.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get } from './api.js';
+import { ApprovalsPage } from './approvals.js';
 import { HealthBanner } from './banner.js';
 import { HoldsPage } from './holds.js';
 import { RefusalsPage } from './refusals.js';
@@ -15,11 +16,19 @@ import { SignIn } from './signin.js';
 import { Busy } from './ui.js';
 import './styles.css';
 
-const PAGES = [['holds', 'Holds'], ['refusals', 'Refusals'], ['rules', 'Rules']] as const;
+const PAGES = [['holds', 'Holds'], ['refusals', 'Refusals'], ['approvals', 'Approvals'], ['rules', 'Rules']] as const;
 type Page = (typeof PAGES)[number][0];
 
-/** The pages a role may use: the rules are the operator's (a reviewer's token may not read them). */
-const PAGES_OF: Record<string, readonly Page[]> = { operator: ['holds', 'refusals', 'rules'], reviewer: ['holds', 'refusals'] };
+/**
+ * The pages a role may use, the first shown by default: the rules are the
+ * operator's (a reviewer's token may not read them); an approver's token
+ * reads and answers the approvals only.
+ */
+const PAGES_OF: Record<string, readonly Page[]> = {
+  operator: ['holds', 'refusals', 'approvals', 'rules'],
+  reviewer: ['holds', 'refusals', 'approvals'],
+  approver: ['approvals'],
+};
 
 function pageFromHash(): Page {
   const h = location.hash.replace(/^#\/?/, '').split('?')[0];
@@ -54,7 +63,7 @@ function App() {
   if (me === undefined) return <Busy label="Restoring your session" />;
   if (me === null) return <SignIn onSignedIn={setMe} />;
   const mine = PAGES_OF[me.role] ?? [];
-  const shown: Page = mine.includes(page) ? page : 'holds';
+  const shown: Page = mine.includes(page) ? page : mine[0] ?? 'holds';
 
   return (
     <>
@@ -72,6 +81,7 @@ function App() {
       <HealthBanner />
       {shown === 'holds' && <HoldsPage me={me} />}
       {shown === 'refusals' && <RefusalsPage />}
+      {shown === 'approvals' && <ApprovalsPage />}
       {shown === 'rules' && <RulesPage />}
     </>
   );

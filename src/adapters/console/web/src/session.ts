@@ -5,7 +5,7 @@
  */
 const KEY = 'plangate.console.token';
 
-export type Role = 'operator' | 'reviewer' | 'agent' | 'policy';
+export type Role = 'operator' | 'reviewer' | 'approver' | 'agent' | 'policy' | 'orchestrator';
 
 /** Who signed in, as `GET /v1/whoami` says. */
 export interface Principal {
@@ -34,4 +34,4 @@ export function forgetToken(): void {
 }
 
 /** The roles the console is for. */
-export const CONSOLE_ROLES: readonly Role[] = ['operator', 'reviewer'];
+export const CONSOLE_ROLES: readonly Role[] = ['operator', 'reviewer', 'approver'];

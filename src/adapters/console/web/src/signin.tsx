@@ -1,5 +1,5 @@
 /**
- * Sign-in with an operator's or a reviewer's token. The token is checked
+ * Sign-in with an operator's, a reviewer's or an approver's token. The token is checked
  * with `GET /v1/whoami` before it is kept (in sessionStorage only); the form
  * is never submitted to a URL, so the token cannot end up in one.
  */
@@ -22,7 +22,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (p: Principal) => void }) {
     try {
       const p = await get<Principal>('/v1/whoami', t);
       if (!CONSOLE_ROLES.includes(p.role)) {
-        setError(`This console is for operators and reviewers: ${/^[aeiou]/.test(p.role) ? 'an' : 'a'} ${p.role} token cannot use it.`);
+        setError(`This console is for operators, reviewers and approvers: ${/^[aeiou]/.test(p.role) ? 'an' : 'a'} ${p.role} token cannot use it.`);
         return;
       }
       saveToken(t);
@@ -39,7 +39,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (p: Principal) => void }) {
     <main id="main" tabIndex={-1} class="signin">
       <form class="card" method="post" onSubmit={submit} aria-labelledby="signin-title" autocomplete="off">
         <h1 id="signin-title">Sign in to plangate</h1>
-        <p class="muted">Use an operator's or a reviewer's token. It is kept in this browser tab only, and forgotten when you sign out or close the tab.</p>
+        <p class="muted">Use an operator's, a reviewer's or an approver's token. It is kept in this browser tab only, and forgotten when you sign out or close the tab.</p>
         <label for="token">Token</label>
         <input id="token" name="token" type="password" autocomplete="off" spellcheck={false} value={token}
           onInput={(e) => setToken((e.target as HTMLInputElement).value)} required aria-describedby={error ? 'signin-error' : undefined} />

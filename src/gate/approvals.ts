@@ -1,0 +1,187 @@
+/**
+ * The host's part of the human gate: when the policy's first answer says a
+ * call needs approval, gather the approvals on record of that exact call
+ * (the digest of its canonical arguments, core/digest.ts) and decide again;
+ * then act on the answer: use a granted approval (atomically: exactly one
+ * call goes through), or record the request a refusal names (retries of the
+ * same call join it). What counts is the policy's (approval.rego). While
+ * the store fails, a call that needs approval is refused
+ * (APPROVAL_ON_STORE_FAILURE, fails closed).
+ */
+import { randomUUID } from 'node:crypto';
+import { APPROVAL_ON_STORE_FAILURE, toApprovalFact, type Approval } from '../core/approvals.js';
+import { argsDigest } from '../core/digest.js';
+import { ErrorCode, PlangateError, toError } from '../core/errors.js';
+import { FAILURE_SHOWN_TO_AGENTS, withoutPolicy } from '../core/failopen.js';
+import type { Decision, PolicyInput } from '../core/types.js';
+import type { ApprovalAuditEvent } from '../audit/approvals.js';
+import type { ApprovalQuery, ApprovalStore } from '../facts/approvals.js';
+import { isoTime } from './iso.js';
+
+export interface SettleOptions {
+  store: ApprovalStore;
+  /** Decides the input again (the same evaluator). */
+  decide: (input: PolicyInput) => Decision | Promise<Decision>;
+  audit: (event: ApprovalAuditEvent) => Promise<void>;
+  /** The whole arguments the approval is bound to (the call's `callArgs`, else `args`). */
+  args: Record<string, unknown> | undefined;
+  onStoreError?: (error: unknown) => void;
+}
+
+/**
+ * Finishes a decision whose first answer needs approval facts: gathers
+ * them, decides again, uses a granted approval or records the request.
+ *
+ * @example
+ * if (decision.approval && !decision.approval.gathered) decision = await settleApproval(input, decision, options);
+ */
+export async function settleApproval(input: PolicyInput, first: Decision, o: SettleOptions): Promise<Decision> {
+  const digest = argsDigest(o.args);
+  const seat = input.agent.id;
+  const tool = input.call.tool;
+  const runId = input.call.runId ?? null;
+  const base = { time: isoTime(input.now), agent: seat, tool, runId, digest };
+  let records: Approval[] = [];
+  let decision = first;
+  // At most three rounds: the first answer, one after a lost race to use, one after joining another's request.
+  for (let round = 0; round < 3; round++) {
+    try {
+      records = await o.store.approvalsOf(seat, tool, digest);
+    } catch (error) {
+      return closed(first, error, o);
+    }
+    input.approval = { digest, newId: randomUUID(), records: records.map(toApprovalFact) };
+    decision = await o.decide(input);
+    const verdict = decision.approval;
+    if (!verdict) return decision;
+    if (decision.allowed && verdict.status === 'granted') {
+      let used: boolean;
+      try {
+        used = await o.store.useApproval(verdict.request, input.now);
+      } catch (error) {
+        return closed(decision, error, o);
+      }
+      if (used) {
+        await o.audit({ type: 'ApprovalUsed', ...base, approvalId: verdict.request });
+        return decision;
+      }
+      continue; // another call used it first: read the record again
+    }
+    if (decision.allowed || verdict.open !== true) return decision;
+    const previous = records.find((r) => r.runId === runId);
+    if (verdict.status === 'expired' && previous) await o.audit({ type: 'ApprovalExpired', ...base, approvalId: previous.id });
+    let recorded: { approval: Approval; created: boolean };
+    try {
+      recorded = await o.store.requestApproval({
+        id: verdict.request, seat, tool, runId, digest, args: o.args ?? {}, planId: decision.plan?.id ?? null,
+        requestedAt: input.now, windowMin: verdict.windowMin, approvers: verdict.approvers,
+      });
+    } catch (error) {
+      return closed(decision, error, o);
+    }
+    if (recorded.created) {
+      await o.audit({ type: 'ApprovalRequested', ...base, approvalId: recorded.approval.id, planId: recorded.approval.planId });
+      return decision;
+    }
+    // Another attempt of the same call recorded it first: decide again so the refusal names that request.
+  }
+  return decision;
+}
+
+/** The refusal of a call that needs approval while the store fails. */
+function closed(decision: Decision, error: unknown, o: Pick<SettleOptions, 'onStoreError'>): Decision {
+  o.onStoreError?.(error);
+  return approvalWhileFailing(decision, `the store failed while reading or using approvals: ${toError(error).message}`);
+}
+
+/**
+ * The decision for a call that needs (or, the store failing, may need)
+ * approval when the approvals cannot be read or used: refused, pending,
+ * nothing recorded; `failClosed` says why.
+ *
+ * @example
+ * approvalWhileFailing({ agent: '0xW', tool: 'github.merge' }, 'ECONNREFUSED').code // 'approval_required:github.merge:pending'
+ */
+export function approvalWhileFailing(decision: Partial<Decision> & { agent: string; tool: string }, reason: string): Decision {
+  if (APPROVAL_ON_STORE_FAILURE !== 'fail_closed') throw new Error('unreachable: approvals always fail closed');
+  const code = `approval_required:${decision.tool}:pending`;
+  const { approval: _a, plan: _p, ...rest } = decision;
+  return {
+    ...withoutPolicy(decision),
+    ...rest,
+    allowed: false,
+    check: 'approval',
+    code,
+    message:
+      `${code} - ${decision.tool} needs a person's approval of this exact call, and plangate cannot read or record approvals right now ` +
+      `(${FAILURE_SHOWN_TO_AGENTS.store}), so the call is refused and no request is recorded. Retry in a moment.`,
+    failClosed: { cause: 'store', reason },
+  } as Decision;
+}
+
+/** Who answers a request: a token's role and name (the CLI acts as an operator). */
+export interface ApproverPrincipal {
+  role: string;
+  name: string;
+}
+
+/** Approvers' side of the human gate: list, read, approve, deny. */
+export interface ApprovalDesk {
+  list(query?: ApprovalQuery): Promise<Approval[]>;
+  get(id: string): Promise<Approval>;
+  /** Grants a pending request; `forbidden` unless the principal may approve it (policy: approver_allowed). */
+  approve(id: string, by: ApproverPrincipal): Promise<Approval>;
+  /** Denies a pending request, with a reason. */
+  deny(id: string, by: ApproverPrincipal, reason: string): Promise<Approval>;
+}
+
+/**
+ * The approvers' desk on a store. Whether a principal may answer is the
+ * policy's (approver_allowed); without a policy only an operator may.
+ *
+ * @example
+ * await createApprovalDesk({ store, evaluator, clock, audit }).approve(id, { role: 'approver', name: 'ops-alice' });
+ */
+export function createApprovalDesk(o: {
+  store: ApprovalStore;
+  evaluator: () => { approverAllowed?(input: { principal: ApproverPrincipal; request: { approvers: Approval['approvers'] } }): boolean };
+  clock: () => number;
+  audit: (event: ApprovalAuditEvent) => Promise<void>;
+}): ApprovalDesk {
+  async function get(id: string): Promise<Approval> {
+    const a = await o.store.getApproval(id);
+    if (!a) throw new PlangateError(ErrorCode.NotFound, `unknown approval: ${id}`);
+    return a;
+  }
+  function allowed(by: ApproverPrincipal, a: Approval): void {
+    const evaluator = o.evaluator();
+    const may = evaluator.approverAllowed
+      ? evaluator.approverAllowed({ principal: { role: by.role, name: by.name }, request: { approvers: a.approvers } })
+      : by.role === 'operator';
+    if (!may) {
+      throw new PlangateError(ErrorCode.NotApprover, `${by.name} (${by.role}) may not answer approval ${a.id}: it needs ${describeApprovers(a.approvers)}, or an operator`);
+    }
+  }
+  async function answer(id: string, by: ApproverPrincipal, status: 'granted' | 'denied', reason?: string): Promise<Approval> {
+    allowed(by, await get(id));
+    const done = await o.store.answerApproval(id, { status, by: by.name, at: o.clock(), ...(reason !== undefined ? { reason } : {}) });
+    const base = { time: isoTime(done.decidedAt as number), agent: done.seat, tool: done.tool, runId: done.runId, approvalId: done.id, digest: done.digest };
+    await o.audit(status === 'granted'
+      ? { type: 'ApprovalGranted', ...base, by: by.name, expiresAt: isoTime(done.expiresAt as number) }
+      : { type: 'ApprovalDenied', ...base, by: by.name, reason: done.reason ?? '' });
+    return done;
+  }
+  return {
+    list: (query) => o.store.listApprovals(query),
+    get,
+    approve: (id, by) => answer(id, by, 'granted'),
+    deny: (id, by, reason) => answer(id, by, 'denied', reason),
+  };
+}
+
+/** Who may approve, in words: `the approver role, or ops-alice`. */
+export function describeApprovers(a: Approval['approvers']): string {
+  const roles = a.roles.map((r) => `the ${r} role`);
+  const parts = [...roles, ...a.names];
+  return parts.length === 0 ? 'no one named by the rule' : parts.join(', or ');
+}
