@@ -3,7 +3,7 @@
  * is compared with what init really writes for that host (the rules directory shown as
  * /srv/rules, the seat 0xDEV), so the page cannot drift from the command.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
@@ -46,7 +46,11 @@ describe('the agent hosts guide', () => {
       mkdirSync(project);
       mkdirSync(home);
       const rules = join(root, 'rules');
-      const r = await cli(['--rules', rules, 'init', '--hook', host, '--agent', '0xDEV', '--project', project, '--user'], { HOME: home });
+      // The guide shows an installed plangate: one is on the PATH.
+      const bin = join(root, 'bin');
+      mkdirSync(bin);
+      writeFileSync(join(bin, 'plangate'), '#!/bin/sh\n', { mode: 0o755 });
+      const r = await cli(['--rules', rules, 'init', '--hook', host, '--agent', '0xDEV', '--project', project, '--user'], { HOME: home, PATH: bin });
       expect(r.status, r.err).toBe(0);
       const asShown = (text: string) => text.replaceAll(rules, '/srv/rules');
       for (const b of blocks.get(host) ?? []) {

@@ -111,16 +111,21 @@ describe("the README's quickstarts", () => {
       hooks: { PreToolUse: Array<{ matcher: string; hooks: Array<{ type: string; command: string }> }> };
     };
     const command = words(settings.hooks.PreToolUse[0]?.hooks[0]?.command ?? '');
-    expect(command[0]).toBe('plangate');
+    // No plangate on this PATH: init writes this installation's Node and entry point, and the host runs exactly that.
+    expect(command.slice(0, 2)).toEqual([process.execPath, join(ROOT, 'bin', 'plangate.js')]);
+    const hook = (input: string) => {
+      const r = spawnSync(command[0]!, command.slice(1), { cwd: dir, input, encoding: 'utf8', env: { ...process.env, PLANGATE_RULES: '', PLANGATE_STORE: '', PLANGATE_AUDIT: '' } });
+      return { status: r.status, out: r.stdout, err: r.stderr };
+    };
     const payloadOf = (tool: string, input: Record<string, unknown>) => JSON.stringify({
       session_id: 's1', transcript_path: join(dir, 't.jsonl'), cwd: dir, permission_mode: 'default', hook_event_name: 'PreToolUse',
       tool_name: tool, tool_input: input, tool_use_id: 't1',
     });
     // The host's own read is classified by the file init wrote: no wall of refusals.
-    const read = JSON.parse(plangate(dir, command.slice(1), payloadOf('Read', { file_path: join(dir, 'rules', 'seats.yaml') })).out);
+    const read = JSON.parse(hook(payloadOf('Read', { file_path: join(dir, 'rules', 'seats.yaml') })).out);
     expect(read.hookSpecificOutput).toEqual({ hookEventName: 'PreToolUse' });
     const payload = payloadOf('Write', { file_path: 'a.txt', content: 'notes' });
-    const denied = plangate(dir, command.slice(1), payload);
+    const denied = hook(payload);
     expect(denied.status).toBe(0);
     expect(JSON.parse(denied.out).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plan_required:Write:none - /) });
 
@@ -129,7 +134,7 @@ describe("the README's quickstarts", () => {
     expect(say).toBeDefined();
     const posted = plangate(dir, words(say ?? '').slice(1));
     expect(posted.status, posted.err).toBe(0);
-    const goesOn = JSON.parse(plangate(dir, command.slice(1), payload).out);
+    const goesOn = JSON.parse(hook(payload).out);
     expect(goesOn.hookSpecificOutput).toEqual({ hookEventName: 'PreToolUse' });
   }, 60_000);
 

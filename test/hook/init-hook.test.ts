@@ -25,6 +25,8 @@ const FILES: Record<HostName, string[]> = {
 
 interface World {
   root: string;
+  /** A directory with an executable `plangate`, for the PATH: an installed plangate. */
+  bin: string;
   project: string;
   rules: string;
   home: string;
@@ -32,14 +34,16 @@ interface World {
 
 function world(): World {
   const root = tempDir('plangate-init-hook-');
-  const w = { root, project: join(root, 'project'), rules: join(root, 'rules'), home: join(root, 'home') };
+  const w = { root, bin: join(root, 'bin'), project: join(root, 'project'), rules: join(root, 'rules'), home: join(root, 'home') };
   mkdirSync(w.project);
   mkdirSync(w.home);
+  mkdirSync(w.bin);
+  writeFileSync(join(w.bin, 'plangate'), '#!/bin/sh\n', { mode: 0o755 });
   return w;
 }
 
 function init(w: World, host: string, ...extra: string[]) {
-  return cli(['--rules', w.rules, 'init', '--hook', host, '--agent', '0xDEV', '--project', w.project, ...extra], { HOME: w.home });
+  return cli(['--rules', w.rules, 'init', '--hook', host, '--agent', '0xDEV', '--project', w.project, ...extra], { HOME: w.home, PATH: w.bin });
 }
 
 /** Every file under a directory, by relative path, with its bytes. */
@@ -108,13 +112,13 @@ describe('plangate init --hook on an empty project', () => {
 
   it('passes the store and audit given on the command line, absolute; never a database URL nor what came from the environment', async () => {
     const w = world();
-    let r = await cli(['--rules', w.rules, '--store', 'state/plangate.db', '--audit', 'postgres://gate:secret@db/plangate', 'init', '--hook', 'cursor', '--agent', '0xDEV', '--project', w.project], { HOME: w.home });
+    let r = await cli(['--rules', w.rules, '--store', 'state/plangate.db', '--audit', 'postgres://gate:secret@db/plangate', 'init', '--hook', 'cursor', '--agent', '0xDEV', '--project', w.project], { HOME: w.home, PATH: w.bin });
     expect(r.status, r.err).toBe(0);
     const command = json(w, '.cursor/hooks.json').hooks.preToolUse[0].command as string;
     expect(command).toBe(`plangate --rules ${w.rules} --store ${join(process.cwd(), 'state/plangate.db')} hook --format cursor --agent 0xDEV`);
     expect(JSON.stringify(json(w, '.cursor/mcp.json'))).not.toContain('secret');
     const v = world();
-    r = await cli(['--rules', v.rules, 'init', '--hook', 'cursor', '--agent', '0xDEV', '--project', v.project], { HOME: v.home, PLANGATE_STORE: '/var/lib/plangate.db' });
+    r = await cli(['--rules', v.rules, 'init', '--hook', 'cursor', '--agent', '0xDEV', '--project', v.project], { HOME: v.home, PATH: v.bin, PLANGATE_STORE: '/var/lib/plangate.db' });
     expect(json(v, '.cursor/hooks.json').hooks.preToolUse[0].command).not.toContain('--store');
   });
 
@@ -143,6 +147,23 @@ describe('plangate init --hook on an empty project', () => {
   });
 });
 
+describe('plangate init --hook without plangate on the PATH', () => {
+  it("writes this installation's Node and entry point, says so, and knows them for its own on a second run", async () => {
+    const w = world();
+    const run = () => cli(['--rules', w.rules, 'init', '--hook', 'claude-code', '--agent', '0xDEV', '--project', w.project], { HOME: w.home, PATH: w.project });
+    const r = await run();
+    expect(r.status, r.err).toBe(0);
+    expect(r.out).toMatch(/note: no plangate on PATH; the host runs it as \S*node\S* \S*bin\/plangate\.js/);
+    const bin = join(process.cwd(), 'bin', 'plangate.js');
+    const settings = json(w, '.claude/settings.json');
+    expect(settings.hooks.PreToolUse[0].hooks[0].command).toBe(`${process.execPath} ${bin} --rules ${w.rules} hook --format claude-code --agent 0xDEV`);
+    expect(json(w, '.mcp.json').mcpServers.plangate).toEqual({ command: process.execPath, args: [bin, '--rules', w.rules, 'mcp', '--agent', '0xDEV', '--plangate-tools-only'] });
+    const before = snapshot(w.project);
+    expect((await run()).status).toBe(0);
+    expect(snapshot(w.project)).toEqual(before);
+  });
+});
+
 describe('plangate init --hook on settings that already hold hooks and MCP servers', () => {
   it('claude-code: keeps every user hook and server; replaces only its own earlier entry', async () => {
     const w = world();
@@ -160,7 +181,7 @@ describe('plangate init --hook on settings that already hold hooks and MCP serve
     expect((await init(w, 'claude-code')).status).toBe(0);
     expect(snapshot(w.project)).toEqual(once);
     // A new seat replaces plangate's entry in place; the user's stay.
-    const reseated = await cli(['--rules', w.rules, 'init', '--hook', 'claude-code', '--agent', '0xOTHER', '--project', w.project], { HOME: w.home });
+    const reseated = await cli(['--rules', w.rules, 'init', '--hook', 'claude-code', '--agent', '0xOTHER', '--project', w.project], { HOME: w.home, PATH: w.bin });
     expect(reseated.out).toMatch(/updated .*settings\.json/);
     const after = json(w, '.claude/settings.json').hooks.PreToolUse;
     expect(after).toHaveLength(2);
@@ -302,13 +323,13 @@ describe('plangate init --hook refuses, and then writes nothing', () => {
 
   it('without --agent, with an unknown host, or with --from-mcp too', async () => {
     const w = world();
-    let r = await cli(['--rules', w.rules, 'init', '--hook', 'cursor', '--project', w.project], { HOME: w.home });
+    let r = await cli(['--rules', w.rules, 'init', '--hook', 'cursor', '--project', w.project], { HOME: w.home, PATH: w.bin });
     expect(r.err).toMatch(/needs --agent SEAT/);
     r = await init(w, 'vim');
     expect(r.err).toMatch(/"vim" is not a host plangate knows; one of claude-code, codex/);
     r = await init(w, 'cursor', '--from-mcp');
     expect(r.status).not.toBe(0);
-    r = await cli(['init'], { HOME: w.home });
+    r = await cli(['init'], { HOME: w.home, PATH: w.bin });
     expect(r.err).toMatch(/--from-mcp -- COMMAND… or --hook NAME --agent SEAT/);
     expect(snapshot(w.project)).toEqual({});
   });

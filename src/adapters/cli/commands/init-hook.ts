@@ -9,8 +9,10 @@
  * it refuses (not JSON, another server under plangate's name) leaves every
  * file as it was; run twice, it changes nothing the second time.
  */
+import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
@@ -70,7 +72,9 @@ export async function runInitHook(opts: InitHookOptions, cmd: Command, io: Io): 
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(server)) throw new PlangateError(ErrorCode.InvalidInput, `--plangate-server: "${server}" is not a server name (letters, digits, _ and -, at most 64)`);
 
   const globals = globalArgs(cmd, io.env);
-  const hookArgs = ['plangate', ...globals, 'hook', '--format', host, '--agent', opts.agent, ...(server !== DEFAULT_PLANGATE_SERVER ? ['--plangate-server', server] : [])];
+  const launcher = plangateLauncher(io.env);
+  if (launcher.length > 1) io.out(`note: no plangate on PATH; the host runs it as ${launcher.map(shellWord).join(' ')} (a command the host cannot find would leave its calls ungated)`);
+  const hookArgs = [...launcher, ...globals, 'hook', '--format', host, '--agent', opts.agent, ...(server !== DEFAULT_PLANGATE_SERVER ? ['--plangate-server', server] : [])];
   const project = resolve(opts.project ?? process.cwd());
   const rulesDir = resolvePaths({ rules: globals[1]! }, io.env).rules;
 
@@ -84,7 +88,7 @@ export async function runInitHook(opts: InitHookOptions, cmd: Command, io: Io): 
       home: io.env['HOME'] || homedir(),
       user: Boolean(opts.user),
       hookCommand: hookArgs.map(shellWord).join(' '),
-      mcp: { name: server, command: 'plangate', args: [...globals, 'mcp', '--agent', opts.agent, '--plangate-tools-only'] },
+      mcp: { name: server, command: launcher[0]!, args: [...launcher.slice(1), ...globals, 'mcp', '--agent', opts.agent, '--plangate-tools-only'] },
     }),
   ];
   const shown = (file: string) => {
@@ -100,4 +104,30 @@ export async function runInitHook(opts: InitHookOptions, cmd: Command, io: Io): 
   }
   for (const note of rules.notes) io.out(`note: ${note}`);
   return EXIT.ok;
+}
+
+/** This installation's entry point (bin/plangate.js), from src/ and dist/ alike. */
+const BIN = fileURLToPath(new URL('../../../../bin/plangate.js', import.meta.url));
+
+/**
+ * How the host should start plangate: `plangate` when an executable of that
+ * name is on the PATH, else this installation's Node and entry point by
+ * absolute path. A hook whose command the host cannot find is an error most
+ * hosts let the call through on, so init never writes a command that would
+ * not run.
+ *
+ * @example
+ * plangateLauncher({ PATH: '/usr/local/bin' }) // ['plangate'] when /usr/local/bin/plangate exists
+ */
+export function plangateLauncher(env: NodeJS.ProcessEnv): string[] {
+  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    try {
+      accessSync(join(dir, 'plangate'), constants.X_OK);
+      return ['plangate'];
+    } catch {
+      // not in this directory
+    }
+  }
+  return [process.execPath, BIN];
 }

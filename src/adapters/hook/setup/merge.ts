@@ -10,7 +10,7 @@ import { isJsonObject, type Json, type JsonObject } from './json-settings.js';
 
 /** Whether a hook entry's command is plangate's hook for this host (an earlier run's). */
 export function isOurs(host: HostName, value: Json | undefined): boolean {
-  return typeof value === 'string' && /(^|[\s/'"])plangate['"]?\s/.test(`${value} `) && value.includes(` hook --format ${host}`);
+  return typeof value === 'string' && /(^|[\s/'"])plangate(\.js)?['"]?\s/.test(`${value} `) && value.includes(` hook --format ${host}`);
 }
 
 /** Replaces plangate's entry in a flat list of hook entries, or appends it. */
@@ -49,5 +49,7 @@ function looksLikePlangate(value: Json): boolean {
   if (!isJsonObject(value)) return false;
   const command = value['command'];
   const args = value['args'];
-  return typeof command === 'string' && /(^|\/)plangate(\.js)?$/.test(command) && Array.isArray(args) && args.includes('mcp');
+  if (typeof command !== 'string' || !Array.isArray(args) || !args.includes('mcp')) return false;
+  // `plangate …`, or this installation's Node and entry point when plangate is not on the PATH (init-hook.ts).
+  return /(^|\/)plangate(\.js)?$/.test(command) || (typeof args[0] === 'string' && /(^|\/)bin\/plangate\.js$/.test(args[0]));
 }
