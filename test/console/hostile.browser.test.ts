@@ -3,6 +3,8 @@
  * read-guard refusals — and queues larger than the console shows at once.
  * A real headless chromium against a real plangate over loopback.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, TOKENS, type Served } from '../http/support.js';
@@ -47,7 +49,10 @@ describe.runIf(browser === 'yes')('the console against hostile input', () => {
       ['/v1/org/crews/desk', {}],
       ['/v1/org/crews/trading', { parent: 'desk' }],
       ['/v1/org/agents/0xWORKER', { crew: 'trading' }],
-    ]));
+    ], {
+      // One hold here carries more plans than the queue shows: above the default hold-plans quota.
+      prepare: (rules) => writeFileSync(join(rules, 'quotas.yaml'), 'quotas:\n  holdPlans: { rate: 1000, standing: 1000 }\n'),
+    }));
   }, 60_000);
 
   afterAll(async () => {
