@@ -49,6 +49,8 @@ export interface HoldReleased {
   agent: string;
   holdId: string;
   by: string;
+  /** The plan the release approved: the newest on the hold when it was released (null: none was sent). */
+  planId: string | null;
   plans: number;
   pushBacks: number;
 }
@@ -154,7 +156,7 @@ export function toPlanningRecord(event: PlanningAuditEvent): PlanningAuditEvent 
     case 'HoldPushedBack':
       return { type: event.type, time, agent, holdId: event.holdId, messageId: event.messageId, by: event.by, pushBacks: event.pushBacks };
     case 'HoldReleased':
-      return { type: event.type, time, agent, holdId: event.holdId, by: event.by, plans: event.plans, pushBacks: event.pushBacks };
+      return { type: event.type, time, agent, holdId: event.holdId, by: event.by, planId: event.planId ?? null, plans: event.plans, pushBacks: event.pushBacks };
     case 'HoldUnblocked':
       return { type: event.type, time, agent, holdId: event.holdId, by: event.by };
     case 'PlanningHoldBlocked':

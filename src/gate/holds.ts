@@ -159,7 +159,7 @@ export function createHolds(options: HoldsOptions): Holds {
       const hold = await store.endHold(agent, { state: 'released', by, at: clock(), ...(only !== undefined ? { only } : {}) });
       learn(agent, undefined);
       await audit({
-        type: 'HoldReleased', time: iso(hold.releasedAt ?? clock()), agent, holdId: hold.id, by, plans: hold.plans, pushBacks: hold.pushBacks,
+        type: 'HoldReleased', time: iso(hold.releasedAt ?? clock()), agent, holdId: hold.id, by, planId: hold.lastPlanId, plans: hold.plans, pushBacks: hold.pushBacks,
       });
       return hold;
     },

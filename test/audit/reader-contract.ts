@@ -25,7 +25,7 @@ export function sampleEvents(): AuditEvent[] {
     { type: 'ReadGuardBlocked', time: at(4), agent: '0xMGR', crew: 'desk', tool: 'fs.read_file', code: 'read_guard:fs.read_file', runId: null, reason: 'over', path: 'big.log', resolved: '/srv/big.log', sizeBytes: 5_000_000, maxBytes: 1_048_576 },
     { type: 'HoldPlanSubmitted', time: at(5), agent: '0xWORKER', holdId: 'h1', messageId: 'm1', plans: 1 },
     { type: 'PlanRequiredBlocked', time: at(6), agent: '0xTRADER', crew: 'trading', tool: 'payments.send', toolClass: 'spend', mode: 'side_effects', code: 'plan_required:payments.send:none', runId: null, rule: { scope: 'crew', id: 'trading', source: 'plan-required.yaml:27:5' }, shadow: true },
-    { type: 'HoldReleased', time: at(7), agent: '0xWORKER', holdId: 'h1', by: 'reviewer', plans: 1, pushBacks: 0 },
+    { type: 'HoldReleased', time: at(7), agent: '0xWORKER', holdId: 'h1', by: 'reviewer', planId: 'm1', plans: 1, pushBacks: 0 },
   ];
 }
 

@@ -55,7 +55,11 @@ describe('planning holds over HTTP', () => {
     const agentView = await call(s.url, 'GET', '/v1/holds/0xMGR', { token: TOKENS.mgr });
     expect(agentView.json.hold).toMatchObject({ plans: 2, pushBacks: 1 });
 
-    const released = await call(s.url, 'POST', '/v1/holds/0xMGR/release', op({ by: 'reviewer' }));
+    const unnamed = await call(s.url, 'POST', '/v1/holds/0xMGR/release', op({ by: 'reviewer' }));
+    expect([unnamed.status, unnamed.json.error.code]).toEqual([400, 'invalid_input']);
+    const newest = /0xMGR's newest plan: #(\d+)/.exec(unnamed.json.error.message)?.[1];
+    expect(newest, unnamed.json.error.message).toBeDefined();
+    const released = await call(s.url, 'POST', '/v1/holds/0xMGR/release', op({ by: 'reviewer', lastPlanId: newest }));
     expect(released.status).toBe(200);
     expect(released.json.hold).toMatchObject({ state: 'released', releasedBy: 'reviewer' });
     expect((await call(s.url, 'GET', '/v1/holds/0xMGR', op())).status).toBe(404);
@@ -132,7 +136,7 @@ describe('planning holds over HTTP', () => {
     try {
       const reviewer = (json: unknown) => ({ token: TOKENS.reviewer, json });
       const pushed = await call(s.url, 'POST', '/v1/holds/0xBOT/push-back', reviewer({ body: 'not yours' }));
-      const released = await call(s.url, 'POST', '/v1/holds/0xBOT/release', reviewer({}));
+      const released = await call(s.url, 'POST', '/v1/holds/0xBOT/release', reviewer({ lastPlanId: null }));
       expect([pushed.status, pushed.json.error.code, released.status, released.json.error.code]).toEqual([404, 'not_held', 404, 'not_held']);
     } finally {
       s.pg.gate.holds.get = get;

@@ -80,7 +80,9 @@ describe('the review queue', () => {
     ]);
     expect(second[0]).toMatchObject({ plans: 2, pushBacks: 1 });
 
-    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/release', op())).status).toBe(200);
+    // The release names the newest plan the queue showed.
+    expect(second[0]!.lastPlanId).toMatch(/^\d+$/);
+    expect((await call(s.url, 'POST', '/v1/holds/0xWORKER/release', op({ lastPlanId: second[0]!.lastPlanId }))).status).toBe(200);
     await stream.until((holds) => holds.length === 0);
     // Nothing changed in between: no event repeats the same queue.
     const datas = stream.events.map((e) => e.data);

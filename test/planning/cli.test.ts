@@ -42,7 +42,12 @@ describe('plangate hold and friends', () => {
     expect((await cli(['push-back', '0xWORKER', 'Which callers?', '--by', 'reviewer'], env)).out).toMatch(/^push-back #\d+ on hold 1; 0xWORKER stays held/);
     expect((await cli(['holds'], env)).out).toMatch(/^hold 1 {2}0xWORKER {2}active .* plans 1, push-backs 1$/m);
 
-    const released = await cli(['release', '0xWORKER', '--by', 'reviewer'], env);
+    const unread = await cli(['release', '0xWORKER', '--by', 'reviewer'], env);
+    expect(unread.status).not.toBe(0);
+    const newest = /0xWORKER's newest is plan #(\d+): --plan \1/.exec(unread.err)?.[1];
+    expect(newest, unread.err).toBeDefined();
+    expect((await cli(['release', '0xWORKER', '--by', 'reviewer', '--plan', String(Number(newest) + 1)], env)).err).toMatch(/has sent a plan since/);
+    const released = await cli(['release', '0xWORKER', '--by', 'reviewer', '--plan', newest!], env);
     expect(released.status).toBe(0);
     expect(released.out).toMatch(/released by reviewer at /);
     expect((await cli(['holds'], env)).out.trim()).toBe('no active holds');

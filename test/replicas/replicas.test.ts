@@ -59,7 +59,7 @@ describe.runIf(run)('two replicas on one PostgreSQL', () => {
     expect(held.json).toMatchObject({ allowed: false, check: 'planning_hold', code: 'planning_hold:github.create_issue' });
     expect((await call(b.url, 'GET', '/v1/holds/0xA2', { token: TOKENS.operator })).json.hold.id).toBe(placed.json.hold.id);
 
-    const released = await call(b.url, 'POST', '/v1/holds/0xA2/release', { token: TOKENS.operator, json: { by: 'reviewer' } });
+    const released = await call(b.url, 'POST', '/v1/holds/0xA2/release', { token: TOKENS.operator, json: { by: 'reviewer', lastPlanId: null } });
     expect(released.status).toBe(200);
     const free = await decide(a, TOKENS.a2, 'github.create_issue');
     expect(free.json).toMatchObject({ allowed: true });

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Hold } from '../../../facts/port.js';
+import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { EXIT } from '../exit.js';
 import { printable } from '../printable.js';
 import { json } from '../io.js';
@@ -48,19 +49,20 @@ export function registerHolds(program: Command, { io, wrap }: CommandContext): v
       })));
 
   for (const [name, verb, state] of [['release', 'release a held agent: the reviewer approves its direction (not its work)', 'released'], ['unblock', 'clear a hold (an operator lifting it); needed before holding an already-held agent', 'cleared']] as const) {
-    program
+    const cmd = program
       .command(name)
       .description(verb)
       .argument('<agent>', 'the held agent')
       .option('--by <name>', 'who does it (default: $PLANGATE_USER, $USER or "operator")')
-      .option('--json', 'print the hold as JSON')
-      .action(wrap(async (agent: string, opts: { by?: string; json?: boolean }, cmd: Command) =>
-        withPlangate(cmd, io, async (pg) => {
-          const by = actor(io, opts.by, 'operator');
-          const hold = state === 'released' ? await pg.gate.holds.release(agent, { by }) : await pg.gate.holds.unblock(agent, { by });
-          io.out(opts.json ? json(hold) : holdLine(hold));
-          return EXIT.ok;
-        })));
+      .option('--json', 'print the hold as JSON');
+    if (state === 'released') cmd.option('--plan <id>', 'the newest plan you read, which the release approves ("none" when none was sent); refused if the agent sent a newer one');
+    cmd.action(wrap(async (agent: string, opts: { by?: string; json?: boolean; plan?: string }, c: Command) =>
+      withPlangate(c, io, async (pg) => {
+        const by = actor(io, opts.by, 'operator');
+        const hold = state === 'released' ? await pg.gate.holds.release(agent, { by, only: { lastPlanId: await planRead(pg, agent, opts.plan) } }) : await pg.gate.holds.unblock(agent, { by });
+        io.out(opts.json ? json(hold) : holdLine(hold));
+        return EXIT.ok;
+      })));
   }
 
   program
@@ -111,4 +113,21 @@ export function registerHolds(program: Command, { io, wrap }: CommandContext): v
         io.out(`push-back #${message.id} on hold ${hold.id}; ${agent} stays held`);
         return EXIT.ok;
       })));
+}
+
+/**
+ * The plan a release approves, from `--plan`: a message id, or null for
+ * "none was sent". Without it, the error names the agent's newest plan, so a
+ * reviewer never releases an approach it did not read.
+ */
+async function planRead(pg: { gate: { holds: { get(agent: string): Promise<{ state: string; lastPlanId: string | null } | undefined> } } }, agent: string, plan: string | undefined): Promise<string | null> {
+  if (plan === 'none') return null;
+  if (plan !== undefined) {
+    if (!/^[1-9][0-9]{0,15}$/.test(plan)) throw new PlangateError(ErrorCode.InvalidInput, `--plan: "${plan}" is not a plan id (a number, or none)`);
+    return plan;
+  }
+  const hold = await pg.gate.holds.get(agent);
+  if (!hold || hold.state !== 'active') return null; // the release answers "not held"
+  const newest = hold?.lastPlanId ? `plan #${hold.lastPlanId}: --plan ${hold.lastPlanId}` : 'none yet: --plan none';
+  throw new PlangateError(ErrorCode.InvalidInput, `plangate release needs --plan, the newest plan you read (${agent}'s newest is ${newest})`);
 }

@@ -156,6 +156,15 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
     return Object.keys(only).length > 0 ? { only } : {};
   }
 
+  /** Refuses (400) a release of an active hold that does not name the plan it approves, naming the newest one. */
+  async function planNamed(agent: string): Promise<void> {
+    const hold = await deps.gate.holds.get(agent);
+    if (!hold || hold.state !== 'active') return; // the release answers not_held
+    const newest = hold.lastPlanId ? `#${hold.lastPlanId}` : 'none yet: send null';
+    const message = `body.lastPlanId is required to release: the id of the newest plan you read (${agent}'s newest plan: ${newest})`;
+    throw new PlangateError(ErrorCode.InvalidInput, message, [{ path: '/lastPlanId', message }]);
+  }
+
   router.add({
     method: 'POST',
     path: '/v1/holds/:agent/push-back',
@@ -185,6 +194,8 @@ export function registerHoldRoutes(router: Router, deps: HttpDeps): void {
         const by = who(ctx.principal, b.by);
         const agent = agentParam(ctx.params);
         const only = await condition(ctx.principal, agent, b);
+        // A release approves the plan that was read: the caller names it, and a newer one is a 409.
+        if (action === 'release' && b.lastPlanId === undefined) await planNamed(agent);
         const hold = action === 'release' ? await deps.gate.holds.release(agent, { by, ...only }) : await deps.gate.holds.unblock(agent, { by, ...only });
         return { body: { hold } };
       },
