@@ -315,6 +315,7 @@ export function createGate(options: GateOptions): Gate {
         audit,
         args: call.callArgs ?? call.args,
         onStoreError: (error) => onStoreError(error, call),
+        quota,
       });
     }
     const unrecorded = toRefuse(decision, opts);
