@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { APPROVAL_ON_STORE_FAILURE, toApprovalFact, type Approval } from '../core/approvals.js';
+import type { QuotaLimit } from '../core/quotas.js';
 import { argsDigest } from '../core/digest.js';
 import { ErrorCode, PlangateError, QuotaExceededError, toError } from '../core/errors.js';
 import { FAILURE_SHOWN_TO_AGENTS, withoutPolicy } from '../core/failopen.js';
@@ -30,8 +31,10 @@ export interface SettleOptions {
   /** The whole arguments the approval is bound to (the call's `callArgs`, else `args`). */
   args: Record<string, unknown> | undefined;
   onStoreError?: (error: unknown) => void;
-  /** The seat's quota check, asked before a new request is recorded (approvalRequests). */
+  /** The seat's quota check, asked before a new request is recorded (approvalRequests); it tells no one of a refusal. */
   quota?: QuotaCheck;
+  /** Told when a call is refused for the quota (not when it joined another attempt's request instead). */
+  onQuotaRefused?: (kind: 'approvalRequests', limit: QuotaLimit, seat: string) => void;
 }
 
 /**
@@ -89,6 +92,7 @@ export async function settleApproval(input: PolicyInput, first: Decision, o: Set
           return closed(decision, readError, o);
         }
         if (again.some((r) => r.status === 'pending' && r.runId === runId)) continue;
+        o.onQuotaRefused?.('approvalRequests', error.quota.endsWith(':rate') ? 'rate' : 'standing', seat);
         return overQuota(decision, error);
       }
     }
