@@ -3,7 +3,7 @@
  * memory, SQLite and PostgreSQL stores: a new request over the seat's quota
  * is refused naming the quota and nothing is recorded; a retry joining a
  * pending request is no new request and is never refused for it; the
- * window frees the rate.
+ * window frees the rate; a count that fails refuses the call (fails closed).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,4 +124,15 @@ describe('the approvalRequests quota', () => {
       expect(await race.store.listApprovals({ seat: SEAT })).toHaveLength(2);
     });
   }
+
+  it('a quota that cannot be counted refuses the call (fails closed) and records nothing', async () => {
+    const w = await world('memory');
+    w.beforeCount(async () => {
+      throw new Error('the count failed');
+    });
+    const d = await w.call(1);
+    expect(d).toMatchObject({ allowed: false, check: 'approval', code: `approval_required:${MERGE}:pending`, failClosed: { cause: 'store' } });
+    expect(await w.store.listApprovals({ seat: SEAT })).toEqual([]);
+    expect(w.refused).toEqual([]);
+  });
 });
