@@ -9,15 +9,14 @@
  */
 
 /**
- * The kinds of write a quota bounds. `approvalRequests` is the place kept for
- * approval requests: the rules may set its quota now, and it is enforced once
- * approval requests are stored.
+ * The kinds of write a quota bounds. `approvalRequests` counts the approval
+ * requests recorded for a seat (a retry joining a pending request records none).
  */
 export const QUOTA_KINDS = ['messages', 'delegations', 'runs', 'holdPlans', 'approvalRequests'] as const;
 export type QuotaKind = (typeof QUOTA_KINDS)[number];
 
-/** The kinds the stores count today. */
-export type CountedQuotaKind = Exclude<QuotaKind, 'approvalRequests'>;
+/** The kinds the stores count: every kind. */
+export type CountedQuotaKind = QuotaKind;
 
 /** Which bound refused a write. */
 export type QuotaLimit = 'rate' | 'standing';

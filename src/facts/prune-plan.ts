@@ -22,7 +22,7 @@ export const STRAGGLERS_MS = 60 * 60 * 1000;
 
 export interface PruneTable {
   /** The kind counted in the report. */
-  kind: 'holds' | 'messages' | 'runs' | 'delegations' | 'audit';
+  kind: 'holds' | 'messages' | 'runs' | 'delegations' | 'approvals' | 'audit';
   table: string;
   /** The walk's key: increasing in the order rows were recorded. */
   key: string;
@@ -72,6 +72,17 @@ export const PRUNE_TABLES: readonly PruneTable[] = [
     recorded: 'created_at',
     condition: '((revoked_at IS NOT NULL AND revoked_at < :before) OR (expires_at IS NOT NULL AND expires_at < :before))',
   },
+  {
+    // Answered and over: denied, used, or granted and expired (by :now too,
+    // so a grant still usable is never deleted). A pending request never goes.
+    kind: 'approvals',
+    table: 'approvals',
+    key: ':approvalKey',
+    recorded: 'requested_at',
+    condition: "((status = 'denied' AND decided_at < :before)"
+      + " OR (status = 'used' AND used_at < :before)"
+      + " OR (status = 'granted' AND expires_at < :before AND expires_at <= :now))",
+  },
 ];
 
 /** The audit table (PostgreSQL only). */
@@ -81,6 +92,6 @@ export const AUDIT_TABLE: PruneTable = { kind: 'audit', table: 'audit_events', k
 export const OLDEST_OPEN_RUN = 'SELECT min(started_at) FROM runs WHERE (ended_at IS NULL OR ended_at > :now) AND expires_at > :now';
 
 /** The cutoff parameter each kind is judged by. */
-export function beforeOf(kind: PruneTable['kind'], c: { messagesBefore: number; runsBefore: number; delegationsBefore: number; holdsBefore: number; auditBefore: number }): number {
-  return { holds: c.holdsBefore, messages: c.messagesBefore, runs: c.runsBefore, delegations: c.delegationsBefore, audit: c.auditBefore }[kind];
+export function beforeOf(kind: PruneTable['kind'], c: { messagesBefore: number; runsBefore: number; delegationsBefore: number; holdsBefore: number; approvalsBefore: number; auditBefore: number }): number {
+  return { holds: c.holdsBefore, messages: c.messagesBefore, runs: c.runsBefore, delegations: c.delegationsBefore, approvals: c.approvalsBefore, audit: c.auditBefore }[kind];
 }

@@ -36,9 +36,10 @@ export const QUOTA_SPECS: Readonly<Record<CountedQuotaKind, QuotaSpec>> = {
   holdPlans: { table: 'messages', seat: 'author', time: 'at', where: "thread = $thread AND kind = 'plan' AND author_kind = 'agent'", standingFromHold: true },
   delegations: { table: 'delegations', seat: 'manager', time: 'created_at' },
   runs: { table: 'runs', seat: 'seat', time: 'started_at' },
+  approvalRequests: { table: 'approvals', seat: 'seat', time: 'requested_at' },
 };
 
-/** Whether a kind is one the stores count today (approval requests are not stored yet). */
+/** Whether a kind is one the stores count. */
 export function isCountedKind(kind: unknown): kind is CountedQuotaKind {
   return typeof kind === 'string' && Object.hasOwn(QUOTA_SPECS, kind);
 }
@@ -59,7 +60,7 @@ function limit(n: unknown, field: string): number {
 export function checkQuotaCountQuery(q: QuotaCountQuery): QuotaCountQuery {
   if (!isCountedKind(q?.kind)) {
     const known = QUOTA_KINDS.includes(q?.kind as never);
-    throw new PlangateError(ErrorCode.InvalidInput, known ? `quota count: ${q.kind} are not stored yet` : `quota count: unknown kind ${JSON.stringify(q?.kind)}`);
+    throw new PlangateError(ErrorCode.InvalidInput, known ? `quota count: ${q.kind} are not counted` : `quota count: unknown kind ${JSON.stringify(q?.kind)}`);
   }
   if (!isValidId(q.seat)) throw new PlangateError(ErrorCode.InvalidInput, `quota count: not a valid seat: ${JSON.stringify(q.seat)}`);
   if (!Number.isSafeInteger(q.since)) throw new PlangateError(ErrorCode.InvalidInput, `quota count: since must be epoch milliseconds, got ${String(q.since)}`);

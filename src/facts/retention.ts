@@ -14,7 +14,10 @@
  * Runs, delegations and holds are deleted once they have been over
  * (ended or expired, revoked or expired, released or cleared) for longer
  * than their own setting: an open run, a live delegation and an active hold
- * are never deleted.
+ * are never deleted. Approval requests (whose stored arguments may hold
+ * secrets) go the same way once answered and over: denied, used, or granted
+ * and expired, for longer than their own setting; a pending request and a
+ * grant still usable are never deleted.
  */
 import { DEFAULT_MAX_RUN_MIN, DEFAULT_WINDOW_MIN, type RulesData } from '../core/rules.js';
 
@@ -30,6 +33,8 @@ export interface RetentionSettings {
   delegationsDays: number;
   /** Holds, from their release or clearing, with the messages linked to them. */
   holdsDays: number;
+  /** Approval requests, from their denial, use or expiry. */
+  approvalsDays: number;
   /** Audit events in the PostgreSQL audit table (JSONL files are the operator's to rotate). */
   auditDays: number;
   /** Most rows one prune deletes of each kind (the cap); the next prune goes on. */
@@ -43,6 +48,7 @@ export const DEFAULT_RETENTION: Readonly<RetentionSettings> = Object.freeze({
   runsDays: 30,
   delegationsDays: 30,
   holdsDays: 90,
+  approvalsDays: 30,
   auditDays: 365,
   maxRows: 100_000,
   batch: 1_000,
@@ -57,6 +63,7 @@ export interface PruneCutoffs {
   runsBefore: number;
   delegationsBefore: number;
   holdsBefore: number;
+  approvalsBefore: number;
   auditBefore: number;
 }
 
@@ -66,6 +73,7 @@ export interface PruneCounts {
   runs: number;
   delegations: number;
   holds: number;
+  approvals: number;
   audit?: number;
 }
 
@@ -115,6 +123,7 @@ export function cutoffs(now: number, s: RetentionSettings, rules: RulesData | un
     runsBefore: now - s.runsDays * DAY_MS,
     delegationsBefore: now - s.delegationsDays * DAY_MS,
     holdsBefore: now - s.holdsDays * DAY_MS,
+    approvalsBefore: now - s.approvalsDays * DAY_MS,
     auditBefore: now - s.auditDays * DAY_MS,
   };
 }

@@ -6,17 +6,22 @@
  * call goes through), or record the request a refusal names (retries of the
  * same call join it). What counts is the policy's (approval.rego). While
  * the store fails, a call that needs approval is refused
- * (APPROVAL_ON_STORE_FAILURE, fails closed).
+ * (APPROVAL_ON_STORE_FAILURE, fails closed). A new request counts against the
+ * seat's approvalRequests quota: over it, the call is refused naming the
+ * quota and nothing is recorded; a retry joining a pending request is not a
+ * new one and is never refused for it.
  */
 import { randomUUID } from 'node:crypto';
 import { APPROVAL_ON_STORE_FAILURE, toApprovalFact, type Approval } from '../core/approvals.js';
+import type { QuotaLimit } from '../core/quotas.js';
 import { argsDigest } from '../core/digest.js';
-import { ErrorCode, PlangateError, toError } from '../core/errors.js';
+import { ErrorCode, PlangateError, QuotaExceededError, toError } from '../core/errors.js';
 import { FAILURE_SHOWN_TO_AGENTS, withoutPolicy } from '../core/failopen.js';
 import type { Decision, PolicyInput } from '../core/types.js';
 import type { ApprovalAuditEvent } from '../audit/approvals.js';
 import type { ApprovalQuery, ApprovalStore } from '../facts/approvals.js';
 import { isoTime } from './iso.js';
+import type { QuotaCheck } from './quotas.js';
 
 export interface SettleOptions {
   store: ApprovalStore;
@@ -26,6 +31,10 @@ export interface SettleOptions {
   /** The whole arguments the approval is bound to (the call's `callArgs`, else `args`). */
   args: Record<string, unknown> | undefined;
   onStoreError?: (error: unknown) => void;
+  /** The seat's quota check, asked before a new request is recorded (approvalRequests); it tells no one of a refusal. */
+  quota?: QuotaCheck;
+  /** Told when a call is refused for the quota (not when it joined another attempt's request instead). */
+  onQuotaRefused?: (kind: 'approvalRequests', limit: QuotaLimit, seat: string) => void;
 }
 
 /**
@@ -70,6 +79,23 @@ export async function settleApproval(input: PolicyInput, first: Decision, o: Set
     if (decision.allowed || verdict.open !== true) return decision;
     const previous = records.find((r) => r.runId === runId);
     if (verdict.status === 'expired' && previous) await o.audit({ type: 'ApprovalExpired', ...base, approvalId: previous.id });
+    if (o.quota) {
+      try {
+        await o.quota(seat, 'approvalRequests');
+      } catch (error) {
+        if (!(error instanceof QuotaExceededError)) return closed(decision, error, o);
+        // Another attempt of this call may have recorded it meanwhile: joining that one is no new request.
+        let again: Approval[];
+        try {
+          again = await o.store.approvalsOf(seat, tool, digest);
+        } catch (readError) {
+          return closed(decision, readError, o);
+        }
+        if (again.some((r) => r.status === 'pending' && r.runId === runId)) continue;
+        o.onQuotaRefused?.('approvalRequests', error.quota.endsWith(':rate') ? 'rate' : 'standing', seat);
+        return overQuota(decision, error);
+      }
+    }
     let recorded: { approval: Approval; created: boolean };
     try {
       recorded = await o.store.requestApproval({
@@ -86,6 +112,12 @@ export async function settleApproval(input: PolicyInput, first: Decision, o: Set
     // Another attempt of the same call recorded it first: decide again so the refusal names that request.
   }
   return decision;
+}
+
+/** The refusal of a call whose new approval request is over the seat's quota: the quota named, nothing recorded. */
+function overQuota(decision: Decision, error: QuotaExceededError): Decision {
+  const { approval: _unrecorded, ...rest } = decision;
+  return { ...rest, allowed: false, check: 'approval', code: error.quota, message: error.message };
 }
 
 /** The refusal of a call that needs approval while the store fails. */

@@ -172,6 +172,8 @@ export function createGate(options: GateOptions): Gate {
   });
   const known = new KnownHolds();
   const quota = createQuotaCheck({ store: options.store, evaluator: current, clock, ...(options.onQuotaRefused ? { onRefused: options.onQuotaRefused } : {}) });
+  // The human gate tells of its own quota refusals: an attempt over quota that joins another's request is not refused.
+  const approvalQuota = createQuotaCheck({ store: options.store, evaluator: current, clock });
   const outages = outageJudge(options.store.probe ? () => (options.store.probe as () => Promise<void>)() : undefined);
 
   /** Whether any approvals rule could need approval for the call (asked while the store fails); false without a policy. */
@@ -315,6 +317,8 @@ export function createGate(options: GateOptions): Gate {
         audit,
         args: call.callArgs ?? call.args,
         onStoreError: (error) => onStoreError(error, call),
+        quota: approvalQuota,
+        ...(options.onQuotaRefused ? { onQuotaRefused: options.onQuotaRefused } : {}),
       });
     }
     const unrecorded = toRefuse(decision, opts);

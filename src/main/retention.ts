@@ -22,6 +22,7 @@ export const RETENTION_ENV: Readonly<Record<keyof RetentionSettings, string>> = 
   runsDays: 'PLANGATE_RETAIN_RUNS_DAYS',
   delegationsDays: 'PLANGATE_RETAIN_DELEGATIONS_DAYS',
   holdsDays: 'PLANGATE_RETAIN_HOLDS_DAYS',
+  approvalsDays: 'PLANGATE_RETAIN_APPROVALS_DAYS',
   auditDays: 'PLANGATE_RETAIN_AUDIT_DAYS',
   maxRows: 'PLANGATE_PRUNE_MAX_ROWS',
   batch: 'PLANGATE_PRUNE_BATCH',
@@ -32,7 +33,7 @@ export const PRUNE_EVERY_ENV = 'PLANGATE_PRUNE_EVERY_MIN';
 export const DEFAULT_PRUNE_EVERY_MIN = 60;
 
 /** Whole numbers each setting takes: days from 0 (keep only what can still count), rows from 1. */
-const LEAST: Record<keyof RetentionSettings, number> = { messagesDays: 0, runsDays: 0, delegationsDays: 0, holdsDays: 0, auditDays: 0, maxRows: 1, batch: 1 };
+const LEAST: Record<keyof RetentionSettings, number> = { messagesDays: 0, runsDays: 0, delegationsDays: 0, holdsDays: 0, approvalsDays: 0, auditDays: 0, maxRows: 1, batch: 1 };
 
 function wholeFrom(env: NodeJS.ProcessEnv, name: string, least: number, fallback: number): number {
   const raw = env[name];
@@ -73,6 +74,7 @@ export interface PruneResult extends PruneCounts {
   runsBefore: number;
   delegationsBefore: number;
   holdsBefore: number;
+  approvalsBefore: number;
   auditBefore: number;
 }
 
@@ -89,7 +91,7 @@ export async function pruneOnce(pg: Plangate, settings: RetentionSettings, o: { 
   const r = await pg.store.prune(c, { dryRun: o.dryRun === true, maxRows: settings.maxRows, batch: settings.batch });
   // A message may also be kept for the oldest open run: say the cutoff that was used.
   return {
-    messages: r.messages, runs: r.runs, delegations: r.delegations, holds: r.holds,
+    messages: r.messages, runs: r.runs, delegations: r.delegations, holds: r.holds, approvals: r.approvals,
     ...(r.audit !== undefined ? { audit: r.audit } : {}),
     ...(r.skipped ? { skipped: true as const } : {}),
     dryRun: o.dryRun === true,
@@ -97,6 +99,7 @@ export async function pruneOnce(pg: Plangate, settings: RetentionSettings, o: { 
     runsBefore: c.runsBefore,
     delegationsBefore: c.delegationsBefore,
     holdsBefore: c.holdsBefore,
+    approvalsBefore: c.approvalsBefore,
     auditBefore: c.auditBefore,
   };
 }
@@ -113,7 +116,7 @@ export function schedulePrune(pg: Plangate, settings: RetentionSettings, everyMs
     running = true;
     pruneOnce(pg, settings, { now: clock() })
       .then((r) => {
-        if (!r.skipped && r.messages + r.runs + r.delegations + r.holds + (r.audit ?? 0) > 0) log(`plangate: pruned ${pruneLine(r)}`);
+        if (!r.skipped && r.messages + r.runs + r.delegations + r.holds + r.approvals + (r.audit ?? 0) > 0) log(`plangate: pruned ${pruneLine(r)}`);
       })
       .catch((error: unknown) => log(`plangate: prune failed: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
@@ -124,7 +127,7 @@ export function schedulePrune(pg: Plangate, settings: RetentionSettings, everyMs
   return { stop: () => clearInterval(timer) };
 }
 
-/** One line: `12 messages (before 2026-…), 3 runs, 0 delegations, 1 hold, 0 audit events`. */
+/** One line: `12 messages (before 2026-…), 3 runs, 0 delegations, 1 hold, 0 approval requests, 0 audit events`. */
 export function pruneLine(r: PruneResult): string {
   const iso = (ms: number): string => new Date(ms).toISOString();
   return [
@@ -132,6 +135,7 @@ export function pruneLine(r: PruneResult): string {
     `${r.runs} runs (over before ${iso(r.runsBefore)})`,
     `${r.delegations} delegations (over before ${iso(r.delegationsBefore)})`,
     `${r.holds} holds (over before ${iso(r.holdsBefore)})`,
+    `${r.approvals} approval requests (over before ${iso(r.approvalsBefore)})`,
     ...(r.audit !== undefined ? [`${r.audit} audit events (before ${iso(r.auditBefore)})`] : []),
   ].join(', ');
 }

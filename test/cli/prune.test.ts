@@ -20,13 +20,16 @@ describe('plangate prune', () => {
     const store = openSqliteStore(env.PLANGATE_STORE);
     await store.postMessage({ thread: 'agent:0xW', author: '0xW', authorKind: 'agent', kind: 'plan', body: 'old', at: Date.now() - 40 * DAY });
     await store.postMessage({ thread: 'agent:0xW', author: '0xW', authorKind: 'agent', kind: 'plan', body: 'new', at: Date.now() - DAY });
+    await store.requestApproval({ id: 'A1', seat: '0xW', tool: 't', runId: null, digest: 'a'.repeat(64), args: {}, planId: null, requestedAt: Date.now() - 41 * DAY, windowMin: 15, approvers: { roles: [], names: [] } });
+    await store.answerApproval('A1', { status: 'denied', by: 'ops', at: Date.now() - 40 * DAY, reason: 'no' });
     await store.close();
 
     const dry = await cli(['prune', '--dry-run'], env);
     expect(dry.status).toBe(0);
     expect(dry.out).toMatch(/^would delete 1 messages \(posted before /);
+    expect(dry.out).toContain(', 1 approval requests (over before ');
     const json = await cli(['prune', '--dry-run', '--json'], env);
-    expect(JSON.parse(json.out)).toMatchObject({ dryRun: true, messages: 1, runs: 0 });
+    expect(JSON.parse(json.out)).toMatchObject({ dryRun: true, messages: 1, runs: 0, approvals: 1 });
     const done = await cli(['prune'], env);
     expect(done.out).toMatch(/^deleted 1 messages/);
     expect((await cli(['prune', '--dry-run'], env)).out).toMatch(/^would delete 0 messages/);

@@ -22,11 +22,12 @@ const NOW = 10_000_000;
 const FLOOD = 20_000;
 const pgRun = havePostgres('the PostgreSQL quota counts bounded by their limits');
 
-/** W's messages, plans in its own thread, runs and delegations (as manager), all in the window. */
-const FLOOD_SQL = (series: string) => [
+/** W's messages, plans in its own thread, runs, delegations (as manager) and approval requests, all in the window; `json` an empty JSON object in the driver's SQL. */
+const FLOOD_SQL = (series: string, json = "'{}'") => [
   `INSERT INTO messages (thread, author, author_kind, kind, body, at) SELECT 'agent:W', 'W', 'agent', 'plan', 'x', ${NOW} - i FROM ${series}`,
   `INSERT INTO runs (id, seat, started_at, expires_at, started_by) SELECT 'r' || i, 'W', ${NOW} - i, ${NOW} + 1000, 'host' FROM ${series}`,
   `INSERT INTO delegations (id, manager, worker, created_at, created_by) SELECT 'd' || i, 'W', 'X' || (i % 50), ${NOW} - i, 'W' FROM ${series}`,
+  `INSERT INTO approvals (id, seat, tool, digest, args, status, requested_at, window_min, approvers) SELECT 'a' || i, 'W', 't', 'h' || i, ${json}, 'used', ${NOW} - i, 15, ${json} FROM ${series}`,
 ];
 
 const INDEXES: Record<CountedQuotaKind, string> = {
@@ -34,6 +35,7 @@ const INDEXES: Record<CountedQuotaKind, string> = {
   holdPlans: 'messages_plans',
   runs: 'runs_by_seat',
   delegations: 'delegations_by_manager',
+  approvalRequests: 'approvals_by_seat',
 };
 
 describe('sqlite store: each quota count is an index search under a limit', () => {
@@ -55,7 +57,7 @@ describe('sqlite store: each quota count is an index search under a limit', () =
         const used = Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes(`$${k}`)));
         const text = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(used).map((r) => (r as { detail: string }).detail).join(' | ');
         expect(text).toContain(`INDEX ${INDEXES[kind as CountedQuotaKind]} `);
-        expect(text).not.toMatch(/SCAN (messages|runs|delegations)\b/);
+        expect(text).not.toMatch(/SCAN (messages|runs|delegations|approvals)\b/);
         expect(text).not.toMatch(/TEMP B-TREE/);
       });
     }
@@ -64,7 +66,7 @@ describe('sqlite store: each quota count is an index search under a limit', () =
   it('counts up to the limit whatever W wrote', async () => {
     const store = openSqliteStore(path);
     try {
-      for (const kind of ['messages', 'runs', 'delegations', 'holdPlans'] as const) {
+      for (const kind of ['messages', 'runs', 'delegations', 'holdPlans', 'approvalRequests'] as const) {
         const c = await store.quotaCounts({ kind, seat: 'W', since: NOW - 3_600_000, rateLimit: 11, standingLimit: 101 });
         expect(c).toEqual({ recent: 11, standing: kind === 'holdPlans' ? 0 : 101, edge: NOW - 10 });
       }
@@ -90,7 +92,7 @@ describe.runIf(pgRun)('postgres store: each quota count reads no more rows than 
     const fresh = await freshSchemaUrl('quota_bounds');
     drop = fresh.drop;
     store = await openPostgresStore(fresh.url, { statementTimeoutMs: 120_000 });
-    for (const sql of FLOOD_SQL(`generate_series(1, ${FLOOD}) AS i`)) await store.pool.query(sql);
+    for (const sql of FLOOD_SQL(`generate_series(1, ${FLOOD}) AS i`, "'{}'::jsonb")) await store.pool.query(sql);
     await store.pool.query('ANALYZE');
   }, 120_000);
   afterAll(async () => {

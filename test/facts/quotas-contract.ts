@@ -55,10 +55,24 @@ export function quotasContract(store: () => Store): void {
       expect((await s.quotaCounts({ kind: 'holdPlans', seat: 'W', since: T, rateLimit: 10, standingLimit: 10 })).standing).toBe(0);
     });
 
-    it('refuses a malformed query, and approval requests (not stored yet), with invalid_input', async () => {
+    it('counts approval requests recorded for the seat, not the retries that join one', async () => {
+      const s = store();
+      const ask = (id: string, seat: string, digest: string, at: number) => s.requestApproval({
+        id, seat, tool: 't', runId: null, digest: digest.repeat(64), args: {}, planId: null, requestedAt: at, windowMin: 15, approvers: { roles: [], names: [] },
+      });
+      for (let i = 0; i < 4; i++) await ask(`A${i}`, 'W', String(i), T + 2 + i);
+      // A retry of a pending call joins it: no new row to count.
+      expect((await ask('A9', 'W', '0', T + 9)).created).toBe(false);
+      await ask('B0', 'V', '0', T + 5);
+      // After T+2: T+3, T+4, T+5; the rate is 2 (limit 3): the edge is the 2nd newest, T+4.
+      expect(await s.quotaCounts({ kind: 'approvalRequests', seat: 'W', since: T + 2, rateLimit: 3, standingLimit: 100 })).toEqual({ recent: 3, standing: 4, edge: T + 4 });
+      expect(await s.quotaCounts({ kind: 'approvalRequests', seat: 'W', since: 0, rateLimit: 100, standingLimit: 3 })).toEqual({ recent: 4, standing: 3 });
+      expect(await s.quotaCounts({ kind: 'approvalRequests', seat: 'X', since: 0, rateLimit: 100, standingLimit: 100 })).toEqual({ recent: 0, standing: 0 });
+    });
+
+    it('refuses a malformed query with invalid_input', async () => {
       const s = store();
       const ok = { kind: 'messages' as const, seat: 'W', since: 0, rateLimit: 1, standingLimit: 1 };
-      await expectCode(s.quotaCounts({ ...ok, kind: 'approvalRequests' as 'messages' }), ErrorCode.InvalidInput, /not stored yet/);
       await expectCode(s.quotaCounts({ ...ok, kind: 'everything' as 'messages' }), ErrorCode.InvalidInput, /unknown kind/);
       await expectCode(s.quotaCounts({ ...ok, seat: '__proto__' }), ErrorCode.InvalidInput, /seat/);
       await expectCode(s.quotaCounts({ ...ok, rateLimit: 0 }), ErrorCode.InvalidInput, /rateLimit/);

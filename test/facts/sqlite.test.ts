@@ -131,6 +131,7 @@ describe('sqlite store', () => {
           'agents_by_crew',
           'approvals',
           'approvals_by_call',
+          'approvals_by_seat',
           'approvals_by_time',
           'approvals_one_pending',
           'crews',

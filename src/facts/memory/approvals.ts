@@ -4,12 +4,15 @@
  * awaits, so "use once" holds within the process.
  */
 import type { Approval } from '../../core/approvals.js';
+import { SeatTimes } from './quotas.js';
 import { answered, checkAnswer, checkApprovalQuery, checkNewApproval, MAX_APPROVAL_RECORDS, sameCall, unknownApproval, type ApprovalStore } from '../approvals.js';
 
 const copy = (a: Approval): Approval => ({ ...a, args: structuredClone(a.args), approvers: { roles: [...a.approvers.roles], names: [...a.approvers.names] } });
 
 /** The approvals half of a memory store. `assertOpen` throws once the store is closed. */
-export function createMemoryApprovals(assertOpen: () => void): ApprovalStore {
+export function createMemoryApprovals(assertOpen: () => void): ApprovalStore & { approvalTimes: SeatTimes } {
+  /** Each seat's requests' times, for its approvalRequests quota. */
+  const approvalTimes = new SeatTimes();
   const byId = new Map<string, Approval>();
   /** seat \0 tool \0 digest → its requests, oldest first. */
   const byCall = new Map<string, Approval[]>();
@@ -17,6 +20,7 @@ export function createMemoryApprovals(assertOpen: () => void): ApprovalStore {
   const key = (seat: string, tool: string, digest: string): string => `${seat}\0${tool}\0${digest}`;
 
   return {
+    approvalTimes,
     async approvalsOf(seat, tool, digest) {
       assertOpen();
       return (byCall.get(key(seat, tool, digest)) ?? []).slice(-MAX_APPROVAL_RECORDS).reverse().map(copy);
@@ -33,6 +37,7 @@ export function createMemoryApprovals(assertOpen: () => void): ApprovalStore {
       list.push(stored);
       byCall.set(key(a.seat, a.tool, a.digest), list);
       order.push(stored);
+      approvalTimes.add(a.seat, a.requestedAt);
       return { approval: copy(stored), created: true };
     },
     async answerApproval(id, answer) {

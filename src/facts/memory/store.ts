@@ -114,6 +114,7 @@ export function createMemoryStore(): Store {
 
   const { readActiveHold, ...holds } = createMemoryHolds(open, insert);
   const { readRun, runTimes, delegationTimes, ...runs } = createMemoryRuns(open);
+  const { approvalTimes, ...approvals } = createMemoryApprovals(open);
 
   /** A seat's rows of a kind, their times ascending (messages and plans from their sorted lists). */
   function quotaCountsOf(query: QuotaCountQuery): QuotaCounts {
@@ -123,6 +124,7 @@ export function createMemoryStore(): Store {
       case 'messages': return countTimes(times(byAgentAuthor.get(q.seat)), q);
       case 'holdPlans': return countTimes(times(plans.get(q.seat)?.get(agentThread(q.seat))), q, readActiveHold(q.seat)?.plans ?? 0);
       case 'runs': return countTimes(runTimes.of(q.seat), q);
+      case 'approvalRequests': return countTimes(approvalTimes.of(q.seat), q);
       default: return countTimes(delegationTimes.of(q.seat), q);
     }
   }
@@ -200,7 +202,7 @@ export function createMemoryStore(): Store {
   return {
     ...holds,
     ...runs,
-    ...createMemoryApprovals(open),
+    ...approvals,
     putCrew: org.putCrew,
     putAgent: org.putAgent,
     getCrew: org.getCrew,

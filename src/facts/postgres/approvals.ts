@@ -47,6 +47,8 @@ export const APPROVAL_MIGRATIONS: MigrationSet = {
     CREATE INDEX approvals_by_call ON approvals (seat, tool, digest, requested_at DESC, seq DESC);
     CREATE UNIQUE INDEX approvals_one_pending ON approvals (seat, tool, COALESCE(run_id, ''), digest) WHERE status = 'pending';
     CREATE INDEX approvals_by_time ON approvals (requested_at DESC, seq DESC);`,
+    // 1 → 2: the seat's approvalRequests quota (facts/quotas.ts).
+    'CREATE INDEX approvals_by_seat ON approvals (seat, requested_at);',
   ],
 };
 

@@ -15,7 +15,7 @@ import { AUDIT_TABLE, beforeOf, STRAGGLERS_MS, OLDEST_OPEN_RUN, PRUNE_TABLES, ty
 export const PRUNE_LOCK_KEY = 0x706c_7072; // 'plpr'
 
 /** PostgreSQL's names for the walk keys the plan leaves to each driver. */
-const KEYS: Record<string, string> = { ':runKey': 'seq', ':delegationKey': 'seq' };
+const KEYS: Record<string, string> = { ':runKey': 'seq', ':delegationKey': 'seq', ':approvalKey': 'seq' };
 
 /** A statement with `:name` parameters as pg takes it: `$n` for each name used, and their values in that order. */
 function bind(sql: string, values: Record<string, number>): [string, number[]] {
@@ -70,11 +70,11 @@ export async function prunePostgres(pool: pg.Pool, c: PruneCutoffs, o: PruneOpti
   let broken = false;
   try {
     const got = (await q.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [PRUNE_LOCK_KEY])).rows[0]?.ok === true;
-    if (!got) return { messages: 0, runs: 0, delegations: 0, holds: 0, keptFrom: c.now, skipped: true };
+    if (!got) return { messages: 0, runs: 0, delegations: 0, holds: 0, approvals: 0, keptFrom: c.now, skipped: true };
     try {
       const oldest = (await q.query<{ min: string | null }>(...bind(OLDEST_OPEN_RUN.replace('min(started_at)', 'min(started_at) AS min'), { now: c.now }))).rows[0]?.min;
       const keptFrom = oldest === null || oldest === undefined ? c.now : Number(oldest);
-      const counts: PruneCounts = { messages: 0, runs: 0, delegations: 0, holds: 0 };
+      const counts: PruneCounts = { messages: 0, runs: 0, delegations: 0, holds: 0, approvals: 0 };
       // The audit table, where the PostgreSQL audit sink made one.
       const audit = (await q.query<{ ok: boolean }>("SELECT to_regclass('audit_events') IS NOT NULL AS ok")).rows[0]?.ok === true;
       for (const t of [...PRUNE_TABLES, ...(audit ? [AUDIT_TABLE] : [])]) {

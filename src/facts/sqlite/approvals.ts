@@ -47,6 +47,8 @@ export const APPROVALS_DDL = `
   -- At most one pending request per exact call (the run as '' when none).
   CREATE UNIQUE INDEX IF NOT EXISTS approvals_one_pending ON approvals(seat, tool, IFNULL(run_id, ''), digest) WHERE status = 'pending';
   CREATE INDEX IF NOT EXISTS approvals_by_time ON approvals(requested_at);
+  -- The seat's approvalRequests quota (facts/quotas.ts).
+  CREATE INDEX IF NOT EXISTS approvals_by_seat ON approvals(seat, requested_at);
 `;
 
 /** The approvals half of an SQLite store, on an open connection. */

@@ -9,7 +9,7 @@ import type { PruneCounts, PruneCutoffs, PruneOptions } from '../retention.js';
 import { beforeOf, STRAGGLERS_MS, OLDEST_OPEN_RUN, PRUNE_TABLES, type PruneTable } from '../prune-plan.js';
 
 /** SQLite's names for the walk keys the plan leaves to each driver. */
-const KEYS: Record<string, string> = { ':runKey': 'rowid', ':delegationKey': 'rowid' };
+const KEYS: Record<string, string> = { ':runKey': 'rowid', ':delegationKey': 'rowid', ':approvalKey': 'rowid' };
 
 const yieldLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -48,7 +48,7 @@ async function pruneTable(db: Database.Database, t: PruneTable, params: Record<s
 export async function pruneSqlite(db: Database.Database, c: PruneCutoffs, o: PruneOptions): Promise<PruneCounts & { keptFrom: number }> {
   const oldest = db.prepare(OLDEST_OPEN_RUN).pluck().get({ now: c.now }) as number | null;
   const keptFrom = oldest ?? c.now;
-  const counts: PruneCounts = { messages: 0, runs: 0, delegations: 0, holds: 0 };
+  const counts: PruneCounts = { messages: 0, runs: 0, delegations: 0, holds: 0, approvals: 0 };
   for (const t of PRUNE_TABLES) {
     counts[t.kind as keyof PruneCounts] = await pruneTable(db, t, { now: c.now, before: beforeOf(t.kind, c), keptFrom }, o);
   }

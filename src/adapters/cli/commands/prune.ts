@@ -13,7 +13,7 @@ import { pruneLine, pruneOnce, retentionFromEnv } from '../../../main/retention.
 export function registerPrune(program: Command, { io, wrap }: CommandContext): void {
   program
     .command('prune')
-    .description('delete messages, runs, delegations, holds and PostgreSQL audit events that retention no longer keeps (PLANGATE_RETAIN_*_DAYS); never one that can still count')
+    .description('delete messages, runs, delegations, holds, approval requests and PostgreSQL audit events that retention no longer keeps (PLANGATE_RETAIN_*_DAYS); never one that can still count')
     .option('--dry-run', 'say what would go, delete nothing')
     .option('--json', 'print the counts as JSON')
     .action(wrap(async (opts: { dryRun?: boolean; json?: boolean }, cmd: Command) => {
