@@ -62,7 +62,7 @@ export interface GateOptions {
    * fails open (see core/failopen.ts), or, for an agent known to be held,
    * closed (core/failclosed.ts). Defaults to a line on stderr.
    */
-  onStoreError?: (error: unknown, call: Call) => void;
+  onStoreError?: (error: unknown, call: Call, closed?: 'approval') => void;
   /** Watches each decision (telemetry: a span per decision, one per step); none by default. */
   observer?: DecisionObserver;
   /** Told every write refused for a seat's quota (core/quotas.ts), e.g. to count it. */
@@ -166,8 +166,9 @@ export function createGate(options: GateOptions): Gate {
   });
   const fixedRoots = Array.isArray(options.readRoots) ? [...options.readRoots] : [options.readBase ?? process.cwd()];
   const readRoots = typeof options.readRoots === 'function' ? options.readRoots : () => fixedRoots;
-  const onStoreError = options.onStoreError ?? ((error: unknown, call: Call) => {
-    const held = known.get(call.agent) ? 'is held, so it FAILS CLOSED' : known.unread ? 'may be held (no hold has been read yet), so it FAILS CLOSED' : 'FAILS OPEN';
+  const onStoreError = options.onStoreError ?? ((error: unknown, call: Call, closed?: 'approval') => {
+    const held = closed === 'approval' ? 'may need approval, so it FAILS CLOSED'
+      : known.get(call.agent) ? 'is held, so it FAILS CLOSED' : known.unread ? 'may be held (no hold has been read yet), so it FAILS CLOSED' : 'FAILS OPEN';
     process.stderr.write(`plangate: the store failed, ${call.agent} → ${call.tool} ${held}: ${toError(error).message}\n`);
   });
   const known = new KnownHolds();
@@ -291,7 +292,7 @@ export function createGate(options: GateOptions): Gate {
       }
       if (approvalPossible(call)) {
         // A call that may need approval is refused while the store fails (APPROVAL_ON_STORE_FAILURE).
-        onStoreError(error, call);
+        onStoreError(error, call, 'approval');
         const closed = approvalWhileFailing({ agent: call.agent, tool: call.tool }, reason);
         options.onDecision?.(closed);
         return closed;
@@ -316,7 +317,7 @@ export function createGate(options: GateOptions): Gate {
         decide: (again) => decideWithFacts(evaluator, again, roots, resolutions, opts.relativeTo),
         audit,
         args: call.callArgs ?? call.args,
-        onStoreError: (error) => onStoreError(error, call),
+        onStoreError: (error) => onStoreError(error, call, 'approval'),
         quota: approvalQuota,
         ...(options.onQuotaRefused ? { onQuotaRefused: options.onQuotaRefused } : {}),
       });
