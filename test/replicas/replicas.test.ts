@@ -24,7 +24,9 @@ describe.runIf(run)('two replicas on one PostgreSQL', () => {
     const fresh = await freshSchemaUrl('replicas');
     url = fresh.url;
     drop = fresh.drop;
-    [a, b] = await Promise.all([startReplica(url), startReplica(url)]);
+    // The load test below posts as fast as it can: far above the default messages quota.
+    const quotas = { 'quotas.yaml': 'quotas:\n  messages: { rate: 100000, standing: 200000 }\n' };
+    [a, b] = await Promise.all([startReplica(url, {}, quotas), startReplica(url, {}, quotas)]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

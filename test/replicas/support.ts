@@ -3,7 +3,7 @@
  * PostgreSQL, and a private PostgreSQL cluster a test may stop and start.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXAMPLES } from '../http/support.js';
@@ -27,11 +27,12 @@ export interface Replica {
   stop(): Promise<void>;
 }
 
-/** Starts `plangate serve` on `store` with its own copy of the example rules; resolves once it listens. */
-export async function startReplica(store: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Replica> {
+/** Starts `plangate serve` on `store` with its own copy of the example rules (and `ruleFiles` beside them); resolves once it listens. */
+export async function startReplica(store: string, extraEnv: NodeJS.ProcessEnv = {}, ruleFiles: Record<string, string> = {}): Promise<Replica> {
   const dir = mkdtempSync(join(tmpdir(), 'plangate-replica-'));
   const rules = join(dir, 'rules');
   cpSync(EXAMPLES, rules, { recursive: true });
+  for (const [name, text] of Object.entries(ruleFiles)) writeFileSync(join(rules, name), text);
   const env = { PATH: process.env['PATH'], PLANGATE_RULES: rules, PLANGATE_STORE: store, PLANGATE_PORT: '0', PLANGATE_TOKENS: TOKENS_ENV, ...extraEnv };
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
