@@ -170,6 +170,17 @@ describe("Cursor's plan path through the hooks plangate init writes", () => {
   }, 120_000);
 });
 
+describe("Cursor's preToolUse, read", () => {
+  const doc = (change: Record<string, unknown>) => ({ ...JSON.parse(recorded('cursor', 'write.json')) as Record<string, unknown>, ...change });
+  it('marks an MCP tool as one whose server is not named, with the workspace roots; no other tool', () => {
+    expect(cursor.read(doc({ tool_name: 'MCP:plangate_say', tool_input: { body: 'x' }, workspace_roots: ['/srv/a', '/srv/b'] }))).toEqual({ tool: 'MCP:plangate_say', input: { body: 'x' }, mcpUnnamed: true, roots: ['/srv/a', '/srv/b'], sessionId: 'c0a8e2f4-1b7d-4c39-a5e6-8f2d0b9c7e11' });
+    const write = cursor.read(doc({}));
+    expect(write.mcpUnnamed).toBeUndefined();
+    expect(write.mcp ?? write.mcpEndpoint).toBeUndefined();
+    expect(() => cursor.read(doc({ tool_name: 'MCP:x', workspace_roots: ['/srv/a', 'relative'] }))).toThrow(/workspace_roots\[1\] is not an absolute path/);
+  });
+});
+
 describe("the beforeMCPExecution entry that counts as plangate's", () => {
   const command = `plangate --rules /srv/rules hook --format cursor --agent ${SEAT} --plangate-server-command 'plangate mcp'`;
   it('is plangate launched for Cursor and this seat, failing closed, for every MCP tool', () => {
