@@ -23,15 +23,16 @@ const args = { repo: 'acme/site', pr: 12 };
 async function run(w: PlanningWorld, ask: AskClient | undefined, seat = '0xWORKER', callArgs: Record<string, unknown> = args) {
   const forwarded: Decision[] = [];
   const counted: CallOutcome[] = [];
-  const result = await runToolCall(
+  type Outcome = { refused?: string; own?: true; ran?: true };
+  const result = await runToolCall<Outcome>(
     { gate: w.gate, approvals: w.gate.approvals, count: (_tool, outcome) => counted.push(outcome) },
     { seat, tool: MERGE, args: callArgs },
     {
       refuse: (r) => ({ refused: r.code }),
-      own: () => ({ own: true }),
+      own: () => ({ own: true as const }),
       forward: (d) => {
         forwarded.push(d);
-        return { ran: true };
+        return { ran: true as const };
       },
       ...(ask ? { askClient: ask } : {}),
     },
