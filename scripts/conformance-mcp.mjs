@@ -21,8 +21,9 @@
  * seat for the whole run would measure that limit, not the protocol. The
  * rules require no plan, so every scenario is passed through.
  *
- * The scenarios are those of the suite's active set, as its run against the
- * reference server directly names them. Each run of the suite is a child
+ * The scenarios are those of the suite's active set (CONFORMANCE_SUITE=all
+ * adds its pending ones), as its run against the reference server directly
+ * names them. Each run of the suite is a child
  * process with a deadline (CONFORMANCE_SCENARIO_TIMEOUT_MS, default 60000):
  * one that overruns is killed and reported TIMEOUT with the tail of its
  * output and of the gateway's log, and the run goes on. The whole script
@@ -45,6 +46,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const tokenOf = (i) => `conformance-token-${String(i).padStart(4, '0')}-0123456789abcdef`;
 const SEATS = 64;
 const SCENARIO_MS = Number(process.env.CONFORMANCE_SCENARIO_TIMEOUT_MS ?? 60_000);
+const SUITE = process.env.CONFORMANCE_SUITE ?? 'active';
 const TOTAL_MS = Number(process.env.CONFORMANCE_TOTAL_TIMEOUT_MS ?? 900_000);
 const children = [];
 const logs = new Map();
@@ -148,7 +150,7 @@ try {
   const through = `http://${front}/mcp`;
 
   // The active set, as the suite runs it against the reference server.
-  const whole = await suiteRun(['server', '--url', direct], Math.max(SCENARIO_MS, 120_000));
+  const whole = await suiteRun(['server', '--url', direct, '--suite', SUITE], Math.max(SCENARIO_MS, 120_000));
   const scenarios = [...summary(whole.out).keys()];
   if (scenarios.length === 0) throw new Error(`the suite named no scenarios against the reference server:\n${tail(whole.out, 40)}`);
 
