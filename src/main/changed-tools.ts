@@ -1,10 +1,11 @@
 /**
  * The pinned MCP tools an operator still has to review: those the gateway
  * refused as changed (`ToolChangedBlocked`, read back from the audit the
- * gateway writes) whose definition, as last seen, is not the one pinned in
- * the rules in force now. A re-pin (`plangate pin`) writes the seen digest
- * into the rules, so the tool drops off the list once the rules reload; a
- * tool no longer pinned at all is decided as any other and is not listed.
+ * gateway writes) whose pin in the rules in force now is still the one the
+ * refusal compared with, and not the definition last seen. A re-pin
+ * (`plangate pin`) writes a new digest into the rules, so the tool drops off
+ * the list once the rules reload; a tool no longer pinned at all is decided
+ * as any other and is not listed.
  *
  * Only what the gateway and the rules assert is used: the upstream, the
  * tool's name there and the digests. The tool name a client called it by
@@ -59,12 +60,13 @@ export function changedTools(events: readonly AuditEvent[], pins: Pins): Changed
   }
   const out: ChangedTool[] = [];
   for (const { latest, first, refusals, agents } of byTool.values()) {
-    const { upstream, upstreamTool, seenDigest } = latest;
+    const { upstream, upstreamTool, seenDigest, pinnedDigest } = latest;
     const upstreamPins = own(pins, upstream) ? pins[upstream] : undefined;
     const pinned = upstreamPins && own(upstreamPins, upstreamTool) ? upstreamPins[upstreamTool] : undefined;
-    // Not pinned any more (decided as any other tool), or pinned as last seen (re-pinned): nothing to review.
-    // An event without a digest (written before digests were recorded) cannot tell: not listed.
-    if (pinned === undefined || !seenDigest || seenDigest === pinned) continue;
+    // Not pinned any more (decided as any other tool), pinned as last seen, or pinned anew since the
+    // refusal (the operator reviewed it): nothing to review. An event without digests (written before
+    // they were recorded) cannot tell: not listed.
+    if (pinned === undefined || !seenDigest || !pinnedDigest || seenDigest === pinned || pinnedDigest !== pinned) continue;
     out.push({
       upstream,
       upstreamTool,

@@ -30,12 +30,13 @@ describe('changed tools', () => {
     }]);
   });
 
-  it('drops a tool pinned again as it was seen, and one no longer pinned; keeps one re-pinned to yet another definition', () => {
+  it('drops a tool pinned again, as it was seen or otherwise, and one no longer pinned', () => {
     const events = [refused({ time: '2026-12-05T10:00:00.000Z' })];
     expect(changedTools(events, { web: { peek: D('b') } })).toEqual([]);
     expect(changedTools(events, { web: {} })).toEqual([]);
     expect(changedTools(events, {})).toEqual([]);
-    expect(changedTools(events, { web: { peek: D('c') } })).toEqual([expect.objectContaining({ pinnedDigest: D('c'), seenDigest: D('b') })]);
+    // Pinned anew since the refusal (to what the upstream lists now, which may differ from what that refusal saw): reviewed.
+    expect(changedTools(events, { web: { peek: D('c') } })).toEqual([]);
   });
 
   it('judges by the newest refusal: changed again after a re-pin is listed again', () => {
@@ -54,6 +55,7 @@ describe('changed tools', () => {
     ];
     const pins = { web: { peek: D('a'), glance: D('a') }, fs: { write_file: D('a') } };
     expect(changedTools(events, pins).map((t) => `${t.upstream}/${t.upstreamTool}`)).toEqual(['fs/write_file', 'web/glance']);
+    expect(changedTools([refused({ time: '2026-12-05T10:00:00.000Z', pinnedDigest: null })], pins)).toEqual([]);
   });
 
   it('reads pins by own keys only: an upstream or tool named after object machinery is not pinned', () => {
