@@ -28,8 +28,12 @@
  * one that overruns is killed and reported TIMEOUT with the tail of its
  * output and of the gateway's log, and the run goes on. The whole script
  * has a deadline too (CONFORMANCE_TOTAL_TIMEOUT_MS, default 900000).
- * Exit status: 0 when every scenario that passes directly passes through
- * the gateway, 1 otherwise.
+ * CONFORMANCE_SCENARIOS=a,b runs only those; CONFORMANCE_SHOW=a,b prints
+ * their whole output (every check, warnings and notes too).
+ * A scenario's cell reads `pass 5/5` (checks passed / run), with `2w` for
+ * warnings (SHOULDs the suite reports without failing). Exit status: 0 when
+ * every scenario that passes directly passes through the gateway, 1
+ * otherwise.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +51,8 @@ const tokenOf = (i) => `conformance-token-${String(i).padStart(4, '0')}-01234567
 const SEATS = 64;
 const SCENARIO_MS = Number(process.env.CONFORMANCE_SCENARIO_TIMEOUT_MS ?? 60_000);
 const SUITE = process.env.CONFORMANCE_SUITE ?? 'active';
+const ONLY = process.env.CONFORMANCE_SCENARIOS?.split(',').filter(Boolean);
+const SHOW = new Set(process.env.CONFORMANCE_SHOW?.split(',').filter(Boolean) ?? []);
 const TOTAL_MS = Number(process.env.CONFORMANCE_TOTAL_TIMEOUT_MS ?? 900_000);
 const children = [];
 const logs = new Map();
@@ -151,7 +157,7 @@ try {
 
   // The active set, as the suite runs it against the reference server.
   const whole = await suiteRun(['server', '--url', direct, '--suite', SUITE], Math.max(SCENARIO_MS, 120_000));
-  const scenarios = [...summary(whole.out).keys()];
+  const scenarios = [...summary(whole.out).keys()].filter((name) => !ONLY || ONLY.includes(name));
   if (scenarios.length === 0) throw new Error(`the suite named no scenarios against the reference server:\n${tail(whole.out, 40)}`);
 
   if (scenarios.length > SEATS) throw new Error(`${scenarios.length} scenarios, seats for ${SEATS}`);
@@ -162,9 +168,11 @@ try {
     for (const [side, url] of [['direct', direct], ['gateway', through]]) {
       const gatewayLogFrom = logs.get('gateway').length;
       const r = await suiteRun(['server', '--url', url, '--scenario', scenario], SCENARIO_MS);
-      const counts = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(r.out);
-      row[side] = r.timedOut ? 'TIMEOUT' : counts && counts[3] === '0' && r.code === 0 ? `pass ${counts[1]}/${counts[2]}` : counts ? `FAIL ${counts[1]}/${counts[2]}` : `FAIL (exit ${r.code})`;
+      const counts = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings?/.exec(r.out);
+      const warned = counts && counts[4] !== '0' ? ` ${counts[4]}w` : '';
+      row[side] = r.timedOut ? 'TIMEOUT' : counts && counts[3] === '0' && r.code === 0 ? `pass ${counts[1]}/${counts[2]}${warned}` : counts ? `FAIL ${counts[1]}/${counts[2]}${warned}` : `FAIL (exit ${r.code})`;
       row[`${side}Ms`] = r.ms;
+      if (SHOW.has(scenario)) process.stdout.write(`${scenario} ${side}:\n${tail(r.out, 200)}\n`);
       if (!row[side].startsWith('pass')) {
         const failed = r.out.indexOf('=== Failed Checks ===');
         const why = failed >= 0 ? r.out.slice(failed).split('\n').slice(0, 12).join('\n') : r.out;
@@ -175,8 +183,8 @@ try {
     rows.push(row);
   }
   const width = Math.max(...scenarios.map((s) => s.length));
-  process.stdout.write(`\n${'scenario'.padEnd(width)}  ${'directly'.padEnd(16)}  through plangate mcp --listen\n`);
-  for (const r of rows) process.stdout.write(`${r.scenario.padEnd(width)}  ${`${r.direct} ${r.directMs}ms`.padEnd(16)}  ${r.gateway} ${r.gatewayMs}ms\n`);
+  process.stdout.write(`\n${'scenario'.padEnd(width)}  ${'directly'.padEnd(20)}  through plangate mcp --listen\n`);
+  for (const r of rows) process.stdout.write(`${r.scenario.padEnd(width)}  ${`${r.direct} ${r.directMs}ms`.padEnd(20)}  ${r.gateway} ${r.gatewayMs}ms\n`);
   const passDirect = rows.filter((r) => r.direct.startsWith('pass'));
   const passBoth = passDirect.filter((r) => r.gateway.startsWith('pass'));
   process.stdout.write(`\nscenarios: ${rows.length}; pass directly: ${passDirect.length}; of those, pass through the gateway: ${passBoth.length}\n`);
