@@ -6,7 +6,7 @@
  * shown here.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { get } from './api.js';
+import { ApiError, get } from './api.js';
 import { Busy, Problem, Section, Time } from './ui.js';
 
 interface ChangedTool {
@@ -52,7 +52,10 @@ export function ChangedTools() {
         until they are pinned again. <button type="button" class="link" onClick={read} disabled={busy}>Refresh</button>
       </p>
       {busy && !answer && <Busy label="Reading the changed tools" />}
-      <Problem error={error} />
+      {/* While no rules are in force the banner and the health above say so: no second alarm here. */}
+      {error instanceof ApiError && error.code === 'policy_unavailable'
+        ? <p class="empty">No rules are in force, so no pin can be compared.</p>
+        : <Problem error={error} />}
       {answer && (answer.tools.length === 0 ? <p class="empty" data-testid="changed-tools-none">No pinned tool is refused as changed.</p> : (
         <>
           <div class="table-wrap" tabIndex={0} role="region" aria-label="Changed tools">
