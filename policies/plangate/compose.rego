@@ -164,14 +164,16 @@ answer["delegation"] := trust.delegation if count(trust.claimed) > 0
 # Only a gate acts on these: whether the call is to the reviewer channel, a
 # held agent's reviewer channel (the host keeps it, to keep the channel open
 # if the store fails while the agent is held), and the read guard's verdict
-# when it refused (for the audit).
-gate_only := ["channelCall", "reviewerChannel", "readGuard"]
+# when it refused, and the pin's verdict when it refused (both for the audit).
+gate_only := ["channelCall", "reviewerChannel", "readGuard", "toolPin"]
 
 answer["channelCall"] if channel_call
 
 answer["reviewerChannel"] := hold.channel if hold.held
 
 answer["readGuard"] := read_guard.verdict if deciding == "read_guard"
+
+answer["toolPin"] := pins.verdict if deciding == "tool_pin"
 
 # complete: every field an answer must have is defined. An input so damaged
 # that one is not gets no answer at all, never one with fields missing.

@@ -25,7 +25,7 @@ test_a_changed_pinned_tool_is_refused_first if {
 	d.check == "tool_pin"
 	d.code == "tool_changed:fs__write_file"
 	startswith(d.message, "tool_changed:fs__write_file - the definition of fs__write_file (write_file on the upstream fs)")
-	d.checks.toolPin == {"state": "changed", "refused": true}
+	d.checks.toolPin == {"state": "changed", "refused": true, "pinned": "sha256:aa"}
 	d.checks.planningHold.refused == true
 }
 
@@ -33,12 +33,14 @@ test_a_matching_pin_and_no_pin_are_decided_as_before if {
 	m := fx.plan("m1", fx.minute)
 	pinned := decide(through_gateway(gx.call("fs__write_file", {}, {"messages": [m]}), "sha256:aa"))
 	pinned.allowed == true
-	pinned.checks.toolPin == {"state": "pinned", "refused": false}
+	pinned.checks.toolPin == {"state": "pinned", "refused": false, "pinned": "sha256:aa"}
 	unpinned := decide(gx.call(fx.merge, {}, {"messages": [m]}))
 	unpinned.allowed == true
 	unpinned.checks.toolPin == {"state": "unpinned", "refused": false}
 	hot := plangate.decide with input as through_gateway(gx.call("fs__write_file", {}, {}), "sha256:bb") with data.plangate.rules as gx.rules
 	hot.code == "tool_changed:fs__write_file"
+	hot.toolPin == {"state": "changed", "refused": true, "pinned": "sha256:aa"}
+	not pinned.toolPin
 }
 
 test_read_guard_wins_over_the_hold if {

@@ -68,6 +68,15 @@ test_hot_carries_the_read_guard_verdict_when_it_refuses if {
 	object.remove(h, ["readGuard"]) == shared(e)
 }
 
+test_hot_carries_the_pin_verdict_when_it_refuses if {
+	inp := object.union(gx.call("fs__write_file", {}, {}), {"call": {"mcp": {"upstream": "fs", "tool": "write_file", "digest": "sha256:bb"}}})
+	[h, e] := both(inp)
+	h.check == "tool_pin"
+	h.toolPin == e.checks.toolPin
+	h.toolPin.pinned == "sha256:aa"
+	object.remove(h, ["toolPin"]) == shared(e)
+}
+
 test_hot_gives_the_settings_in_force_as_values if {
 	[h, e] := both(gx.call(fx.merge, {}, {}))
 	h.settings == {"mode": "side_effects", "windowMin": e.settings.windowMin.value, "acceptUpstream": e.settings.acceptUpstream.value, "enforce": true}

@@ -36,7 +36,13 @@ message := concat("", [
 	"and pins it again (plangate pin). Retrying will not help; tell the operator, and use other tools meanwhile.",
 ])
 
-verdict := {"state": state, "refused": refused}
+# The verdict names the pin it compared with, when there is one (the
+# refusal's audit event and an explanation show it beside the digest seen).
+verdict := object.union({"state": state, "refused": refused}, pinned)
+
+default pinned := {}
+
+pinned := {"pinned": pin}
 
 # annotations_trusted: the rules let the call's upstream classify its own
 # tools by their annotations. Not by default: an upstream's word that its

@@ -126,6 +126,13 @@ export interface ToolChangedBlocked {
   /** The upstream that offers it, and the tool's name there. */
   upstream: string;
   upstreamTool: string;
+  /**
+   * The digests (`sha256:…`, see adapters/mcp/pins.ts) of the definition the
+   * operator pinned and of the one the upstream lists now. Digests only: a
+   * definition's text is the upstream's and may carry anything.
+   */
+  pinnedDigest: string | null;
+  seenDigest: string | null;
   /** The OpenTelemetry trace the decision was recorded in, when tracing is on and the call was sampled. */
   traceId?: string;
 }
@@ -175,13 +182,22 @@ export function toPlanningRecord(event: PlanningAuditEvent): PlanningAuditEvent 
     case 'ToolChangedBlocked':
       return {
         type: event.type, time, agent, crew: event.crew, tool: event.tool, code: event.code, runId: event.runId,
-        upstream: event.upstream, upstreamTool: event.upstreamTool, ...traceOf(event),
+        upstream: event.upstream, upstreamTool: event.upstreamTool,
+        pinnedDigest: digestOf(event.pinnedDigest), seenDigest: digestOf(event.seenDigest), ...traceOf(event),
       };
     default: {
       const unknownType: unknown = (event as { type?: unknown }).type;
       throw new PlangateError(ErrorCode.InvalidInput, `unknown audit event type: ${JSON.stringify(unknownType)}`);
     }
   }
+}
+
+/** A tool definition's digest, as plangate writes it. */
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+/** A digest kept only when it is one (an event written before digests were recorded has none). */
+function digestOf(value: unknown): string | null {
+  return typeof value === 'string' && DIGEST.test(value) ? value : null;
 }
 
 /** A W3C trace id (32 lowercase hex digits, not all zero). */

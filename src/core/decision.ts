@@ -113,7 +113,12 @@ export type ReadGuardStatus =
 /** Each check's own verdict on a call, whichever decided it. */
 export interface CheckVerdicts {
   /** Whether the call's MCP tool matches its pin (`unpinned` for a call not through the gateway, or a tool not pinned). */
-  toolPin?: { state: 'pinned' | 'unpinned' | 'changed'; refused: boolean };
+  toolPin?: {
+    state: 'pinned' | 'unpinned' | 'changed';
+    refused: boolean;
+    /** The pin it compared with (`sha256:…`), when the tool has one. */
+    pinned?: string;
+  };
   readGuard: {
     status: ReadGuardStatus;
     applies: boolean;
@@ -235,6 +240,8 @@ export interface Decision {
   channelCall?: true;
   /** The read guard's verdict, when the read guard refused (hot answer only; an explanation has it in `checks.readGuard`). */
   readGuard?: CheckVerdicts['readGuard'];
+  /** The pin's verdict, when a changed pinned tool was refused (hot answer only; an explanation has it in `checks.toolPin`). */
+  toolPin?: CheckVerdicts['toolPin'];
   /**
    * Facts the policy needs before its answer is final: the paths a guarded
    * read names, whose size the host looks up (inside the read roots), and
@@ -278,6 +285,6 @@ export type HotAnswer = Omit<Decision, 'settings' | 'tool' | 'agent' | 'agentKno
  * why it did or did not count, and every check's verdict
  * (`schemas/explanation.schema.json`).
  */
-export interface Explanation extends Omit<Decision, 'channelCall' | 'readGuard' | 'reviewerChannel'> {
+export interface Explanation extends Omit<Decision, 'channelCall' | 'readGuard' | 'reviewerChannel' | 'toolPin'> {
   candidates: Candidate[];
 }

@@ -26,7 +26,16 @@ function common(input: PolicyInput, decision: Decision) {
  */
 export function planningRefusalEvent(input: PolicyInput, decision: Decision, resolutions: Resolutions = new Map()): AuditEvent | undefined {
   if (decision.check === 'tool_pin' && input.call.mcp) {
-    const event: ToolChangedBlocked = { type: 'ToolChangedBlocked', ...common(input, decision), upstream: input.call.mcp.upstream, upstreamTool: input.call.mcp.tool };
+    // The pin the policy compared with (the hot answer carries its verdict when it refused; an explanation in checks), and the gateway's digest now.
+    const verdict = decision.toolPin ?? decision.checks?.toolPin;
+    const event: ToolChangedBlocked = {
+      type: 'ToolChangedBlocked',
+      ...common(input, decision),
+      upstream: input.call.mcp.upstream,
+      upstreamTool: input.call.mcp.tool,
+      pinnedDigest: verdict?.pinned ?? null,
+      seenDigest: input.call.mcp.digest ?? null,
+    };
     return event;
   }
   if (decision.check === 'planning_hold' && input.hold) {

@@ -9,14 +9,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '../cli/run.js';
 import { call as httpCall, serve, TOKENS as HTTP_TOKENS } from '../http/support.js';
 import { toolDigest } from '../../src/adapters/mcp/pins.js';
-import { listenLoopback, sessionHttp } from './session-http.js';
+import { callUntil, changingUpstream } from './changing-upstream.js';
 import { auditEvents, call, closeAfterEach, FS_SERVER, httpHarness, makeWorld, textOf } from './support.js';
 
 const RULES = `
@@ -26,51 +23,7 @@ tools:
   read: [peek]
 `;
 
-/** An upstream whose `peek` can be redescribed and which can grow a tool, in every session at once. */
-async function changingUpstream() {
-  const peeks: RegisteredTool[] = [];
-  const servers: McpServer[] = [];
-  const added: string[] = [];
-  let description = 'Look at something.';
-  const { http } = sessionHttp(async (t) => {
-    const server = new McpServer({ name: 'changing', version: '1.0.0' });
-    peeks.push(server.registerTool('peek', { description, inputSchema: { what: z.string() } }, async (args) => ({
-      content: [{ type: 'text', text: `saw ${args.what}` }],
-    })));
-    server.registerTool('glance', { description: 'Glance at something.', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'glanced' }] }));
-    for (const name of added) server.registerTool(name, { description: `The tool ${name}.` }, async () => ({ content: [{ type: 'text', text: `${name} ran` }] }));
-    servers.push(server);
-    await server.connect(t);
-  });
-  const url = await listenLoopback(http);
-  return {
-    url,
-    redescribe(now: string) {
-      description = now;
-      for (const p of peeks) p.update({ description });
-    },
-    addTool(name: string) {
-      added.push(name);
-      for (const s of servers) s.registerTool(name, { description: `The tool ${name}.` }, async () => ({ content: [{ type: 'text', text: `${name} ran` }] }));
-    },
-    async close() {
-      http.closeAllConnections();
-      await new Promise<void>((r) => http.close(() => r()));
-    },
-  };
-}
-
 const codeOf = (r: CallToolResult): string | undefined => (r.isError ? (r.structuredContent as { code?: string } | undefined)?.code : undefined);
-
-/** Calls until `done` holds for the result (the gateway reads the changed list when the upstream says it changed). */
-async function callUntil(c: Client, name: string, args: Record<string, unknown>, done: (r: CallToolResult) => boolean): Promise<CallToolResult> {
-  let r = await call(c, name, args);
-  for (let i = 0; i < 100 && !done(r); i++) {
-    await new Promise((res) => setTimeout(res, 30));
-    r = await call(c, name, args);
-  }
-  return r;
-}
 
 describe('pinned tools through the gateway', () => {
   const closers = closeAfterEach();
@@ -113,9 +66,16 @@ describe('pinned tools through the gateway', () => {
     expect(codeOf(refused)).toBe('tool_changed:peek');
     expect(textOf(refused)).toContain('plangate pin');
     expect(h.gateway.health().changedTools).toEqual([expect.objectContaining({ tool: 'peek', upstream: 'web', upstreamTool: 'peek' })]);
-    expect(auditEvents(w).filter((e) => e['type'] === 'ToolChangedBlocked')).toEqual([
-      expect.objectContaining({ agent: '0xWORKER', tool: 'peek', code: 'tool_changed:peek', upstream: 'web', upstreamTool: 'peek' }),
+    const pinnedPeek = /"peek": "(sha256:[0-9a-f]{64})"/.exec(pins)?.[1];
+    const blocked = auditEvents(w).filter((e) => e['type'] === 'ToolChangedBlocked');
+    expect(blocked).toEqual([
+      expect.objectContaining({ agent: '0xWORKER', tool: 'peek', code: 'tool_changed:peek', upstream: 'web', upstreamTool: 'peek', pinnedDigest: pinnedPeek }),
     ]);
+    // The digest seen is the changed definition's: the one a re-pin records (checked below). Digests only, never the text.
+    const seen = blocked[0]?.['seenDigest'] as string;
+    expect(seen).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(seen).not.toBe(pinnedPeek);
+    expect(JSON.stringify(blocked)).not.toContain('id_rsa');
 
     // A tool added after the pins is not pinned: decided as any other (an effect, so it needs a plan).
     up.addTool('later');
@@ -124,7 +84,7 @@ describe('pinned tools through the gateway', () => {
 
     // The operator reviews the new description and pins it: the tool goes through again.
     expect((await cli(['pin', '--upstream', `web=${up.url}`, '--rules', w.rules])).status).toBe(0);
-    expect(readFileSync(join(w.rules, 'pins-web.yaml'), 'utf8')).not.toBe(pins);
+    expect(readFileSync(join(w.rules, 'pins-web.yaml'), 'utf8')).toContain(`"peek": "${seen}"`);
     await h.pg.reload();
     expect(textOf(await call(c, 'peek', { what: 'the sea' }))).toBe('saw the sea');
     expect(h.gateway.health().changedTools).toEqual([]);

@@ -35,6 +35,7 @@ import { registerSayRoutes } from './routes/say.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerHookRoutes } from './routes/hooks.js';
 import { registerWhoamiRoutes } from './routes/whoami.js';
+import { registerChangedToolRoutes } from './routes/changed-tools.js';
 import { BASE_HEADERS, JSON_TYPE, serveNode } from './listener.js';
 import { withCallerTrace } from '../../main/telemetry/context.js';
 import { isOAuth, registerMetadataRoutes } from './oauth.js';
@@ -59,6 +60,7 @@ export const DEFAULT_ROUTES: ReadonlyArray<RouteModule<HttpDeps>> = [
   registerRunRoutes,
   registerApprovalRoutes,
   registerHookRoutes,
+  registerChangedToolRoutes,
 ];
 
 export interface HttpAppOptions {

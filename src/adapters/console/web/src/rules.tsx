@@ -1,12 +1,13 @@
 /**
  * The rules in force: health (enforcing or failing open, and why; the last
  * reload error; the revision), every plan-required rule with its source,
- * the tool classes, the planning-gate defaults and profiles, the read-guard
- * tools, and "as seat": what one agent runs under and where each value
- * comes from.
+ * the pinned MCP tools refused as changed, the tool classes, the
+ * planning-gate defaults and profiles, the read-guard tools, and "as seat":
+ * what one agent runs under and where each value comes from.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, seg } from './api.js';
+import { ChangedTools } from './changed-tools.js';
 import { bytes } from './format.js';
 import { Busy, Problem, Section, Time } from './ui.js';
 
@@ -56,6 +57,7 @@ export function RulesPage() {
     <main id="main" tabIndex={-1}>
       <h1>Rules in force</h1>
       <HealthCard />
+      <ChangedTools />
       <AsSeat />
       <RulesTables />
     </main>
