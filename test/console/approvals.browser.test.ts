@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenSet } from '../../src/adapters/http/auth.js';
+import { DEFAULT_RETENTION } from '../../src/facts/retention.js';
+import { pruneOnce } from '../../src/main/retention.js';
 import { call, TOKEN_ENTRIES, TOKENS, type Served } from '../http/support.js';
 import { browserStatus, consoleWorld, MISSING, screenshot, signIn as signInAt, type Browser } from './browser.js';
 
@@ -149,6 +151,26 @@ describe.runIf(browser === 'yes')('the Approvals page in a browser', () => {
     await card.getByRole('button', { name: 'Approve' }).click();
     await card.getByRole('alert').filter({ hasText: 'may not answer approval' }).waitFor();
     expect((await call(s.url, 'GET', `/v1/approvals/${id}`, { token: TOKENS.operator })).json.approval.status).toBe('pending');
+    await page.close();
+  });
+
+  it('a plan pruned by retention shows as pruned, the request still answerable', async () => {
+    await call(s.url, 'POST', '/v1/say', { token: TOKENS.worker, json: { thread: 'agent:0xWORKER', kind: 'plan', body: 'Merge PR 6 after CI.' } });
+    const id = (await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: MERGE, arguments: { pr: 6 } } })).json.approval.request as string;
+    const planId = (await call(s.url, 'GET', `/v1/approvals/${id}`, { token: TOKENS.operator })).json.approval.planId as string;
+    // Forty days on by the prune's clock, the messages are past their retention; the pending request stays.
+    expect((await pruneOnce(s.pg, DEFAULT_RETENTION, { now: Date.now() + 40 * 24 * 60 * 60 * 1000 })).messages).toBeGreaterThanOrEqual(1);
+
+    const page = await b.newPage();
+    await signIn(page, APPROVER);
+    const card = page.locator(`li.approval[data-approval="${id}"]`);
+    await card.waitFor();
+    const pruned = card.getByTestId('plan-pruned');
+    await pruned.waitFor();
+    expect(await pruned.innerText()).toBe(`Plan ${planId} was pruned by retention: its text is no longer kept.`);
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.waitFor({ state: 'detached' });
+    expect(b.problems).toEqual([]);
     await page.close();
   });
 });
