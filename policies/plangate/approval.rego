@@ -115,7 +115,29 @@ request := usable[0].id if {
 
 code := concat(":", ["approval_required", input.call.tool, state])
 
-approvers := object.get(in_force.rule, "approvers", {"roles": ["approver"], "names": []})
+# rule_approvers: who the rule in force says may approve, as written.
+rule_approvers := object.get(in_force.rule, "approvers", {})
+
+# approvers: who may answer at plangate's own desks (HTTP, console, CLI):
+# the rule's roles and names, else the approver role.
+approvers := {
+	"roles": object.get(rule_approvers, "roles", ["approver"]),
+	"names": object.get(rule_approvers, "names", []),
+}
+
+# at_client: whether the person at the seat's own MCP client may answer the
+# request a refusal names, through MCP elicitation. The client is the
+# agent's own host: a client the agent controls could answer its own form,
+# so only a rule that opts in (approvers.client: true, set by an operator
+# who knows the client is attended by a person) allows it; by default a
+# separate approver is required. Only for a request that is open or
+# pending: a denial stands, and a granted call needs no answer.
+default at_client := false
+
+at_client if {
+	rule_approvers.client == true
+	state in {"pending", "expired", "used"}
+}
 
 window_min := object.get(in_force.rule, "windowMin", default_window_min)
 
@@ -161,6 +183,7 @@ verdict := object.union(
 		"approvers": approvers,
 		"scope": in_force.scope,
 		"gathered": gathered,
+		"atClient": at_client,
 	},
 	verdict_detail,
 )

@@ -195,6 +195,32 @@ test_who_may_approve if {
 	not allowed_to_approve({"role": "agent", "name": "agent:0xWORKER"}, {"roles": ["agent"], "names": ["agent:0xWORKER"]})
 }
 
+client_rule := rules_with({"workspace": {"tools": [fx.merge], "approvers": {"client": true}}, "crews": {}, "agents": {}})
+
+test_the_client_may_answer_only_where_the_rule_opts_in if {
+	# by default a separate approver is required
+	not decide(gathered([]), smallest).approval.atClient
+	decide(gathered([]), smallest).approval.atClient == false
+
+	# opted in: a new request, a pending one, and the new request after an expired or used approval
+	d := decide(gathered([]), client_rule)
+	d.approval.atClient == true
+	d.approval.approvers == {"roles": ["approver"], "names": []}
+	decide(gathered([record("r1", "pending", {})]), client_rule).approval.atClient == true
+	decide(gathered([record("r1", "granted", {"expiresAt": fx.now})]), client_rule).approval.atClient == true
+	decide(gathered([record("r1", "used", {"expiresAt": fx.now + 1})]), client_rule).approval.atClient == true
+
+	# never for a denial, which stands, nor for a granted call
+	decide(gathered([record("r1", "denied", {})]), client_rule).approval.atClient == false
+	decide(gathered([record("r1", "granted", {"expiresAt": fx.now + 1})]), client_rule).approval.atClient == false
+
+	# only the value true opts in
+	loose := rules_with({"workspace": {"tools": [fx.merge], "approvers": {"client": "true", "roles": ["lead"]}}, "crews": {}, "agents": {}})
+	l := decide(gathered([]), loose)
+	l.approval.atClient == false
+	l.approval.approvers == {"roles": ["lead"], "names": []}
+}
+
 listing(tools) := rules_with({"workspace": {"tools": tools}, "crews": {}, "agents": {}})
 
 test_patterns_match_as_globs_and_plain_names_only_themselves if {

@@ -42,7 +42,11 @@ export interface ApprovalRule {
   classes?: ToolClass[];
   /** Top-level arguments and the value each must have for the rule to apply. */
   when?: Record<string, string | number | boolean | null>;
-  approvers?: Approvers;
+  /** Who may approve, as the rule names them; roles and names are absent when the rule sets neither (the approver role). */
+  approvers?: Partial<Approvers> & {
+    /** Whether the person at the agent's own MCP client may approve through elicitation (false when absent). */
+    client?: boolean;
+  };
   windowMin?: number;
   source: string;
 }
@@ -113,6 +117,12 @@ export interface ApprovalVerdict {
   gathered: boolean;
   /** The host records a new request (id `request`). */
   open?: true;
+  /**
+   * Whether the person at the seat's own MCP client may answer the request
+   * through elicitation (the rule opts in, and the request is open or
+   * pending); otherwise a separate approver is required.
+   */
+  atClient: boolean;
 }
 
 /**
@@ -123,4 +133,31 @@ export interface ApprovalVerdict {
  */
 export function toApprovalFact(a: Approval): ApprovalFact {
   return { id: a.id, seat: a.seat, tool: a.tool, runId: a.runId, digest: a.digest, status: a.status, requestedAt: a.requestedAt, expiresAt: a.expiresAt };
+}
+
+/** The call a person at the MCP client answers for: the seat's own, as the gateway knows it (never from the agent's words). */
+export interface ClientCall {
+  seat: string;
+  tool: string;
+  runId: string | null;
+  digest: string;
+}
+
+/** The person at the client's answer: approve or not, with an optional reason. */
+export interface ClientAnswer {
+  approve: boolean;
+  reason?: string;
+}
+
+/** The reason recorded when the person at the client denies without giving one. */
+export const CLIENT_DENIAL_REASON = 'denied by the person at the MCP client (no reason given)';
+
+/**
+ * Who answered a request at a seat's MCP client, as recorded and audited.
+ *
+ * @example
+ * clientApprover('0xWORKER') // 'client:0xWORKER'
+ */
+export function clientApprover(seat: string): string {
+  return `client:${seat}`;
 }

@@ -12,7 +12,7 @@
  * new one and is never refused for it.
  */
 import { randomUUID } from 'node:crypto';
-import { APPROVAL_ON_STORE_FAILURE, toApprovalFact, type Approval, type ApprovalPlan } from '../core/approvals.js';
+import { APPROVAL_ON_STORE_FAILURE, CLIENT_DENIAL_REASON, clientApprover, toApprovalFact, type Approval, type ClientAnswer, type ClientCall, type ApprovalPlan } from '../core/approvals.js';
 import type { QuotaLimit } from '../core/quotas.js';
 import { argsDigest } from '../core/digest.js';
 import { ErrorCode, PlangateError, QuotaExceededError, toError } from '../core/errors.js';
@@ -168,7 +168,16 @@ export interface ApprovalDesk {
   approve(id: string, by: ApproverPrincipal): Promise<Approval>;
   /** Denies a pending request, with a reason. */
   deny(id: string, by: ApproverPrincipal, reason: string): Promise<Approval>;
+  /**
+   * Answers a pending request for the person at the seat's own MCP client
+   * (elicitation), where the policy's verdict for the call said they may
+   * (`atClient`). Only the request of that very call (the same seat, tool,
+   * run and digest) is answered, by {@link clientApprover}; any other is
+   * `forbidden`, a request no longer pending a `conflict`.
+   */
+  answerAtClient(id: string, call: ClientCall, answer: ClientAnswer): Promise<Approval>;
 }
+
 
 /**
  * The approvers' desk on a store. Whether a principal may answer is the
@@ -198,12 +207,16 @@ export function createApprovalDesk(o: {
     }
   }
   async function answer(id: string, by: ApproverPrincipal, status: 'granted' | 'denied', reason?: string): Promise<Approval> {
-    allowed(by, await get(id));
-    const done = await o.store.answerApproval(id, { status, by: by.name, at: o.clock(), ...(reason !== undefined ? { reason } : {}) });
+    const a = await get(id);
+    allowed(by, a);
+    return record(a, by.name, status, reason);
+  }
+  async function record(a: Approval, by: string, status: 'granted' | 'denied', reason?: string): Promise<Approval> {
+    const done = await o.store.answerApproval(a.id, { status, by, at: o.clock(), ...(reason !== undefined ? { reason } : {}) });
     const base = { time: isoTime(done.decidedAt as number), agent: done.seat, tool: done.tool, runId: done.runId, approvalId: done.id, digest: done.digest };
     await o.audit(status === 'granted'
-      ? { type: 'ApprovalGranted', ...base, by: by.name, expiresAt: isoTime(done.expiresAt as number) }
-      : { type: 'ApprovalDenied', ...base, by: by.name, reason: done.reason ?? '' });
+      ? { type: 'ApprovalGranted', ...base, by, expiresAt: isoTime(done.expiresAt as number) }
+      : { type: 'ApprovalDenied', ...base, by, reason: done.reason ?? '' });
     return done;
   }
   return {
@@ -217,6 +230,14 @@ export function createApprovalDesk(o: {
     },
     approve: (id, by) => answer(id, by, 'granted'),
     deny: (id, by, reason) => answer(id, by, 'denied', reason),
+    async answerAtClient(id, call, reply) {
+      const a = await get(id);
+      if (a.seat !== call.seat || a.tool !== call.tool || a.runId !== call.runId || a.digest !== call.digest) {
+        throw new PlangateError(ErrorCode.NotApprover, `the person at ${call.seat}'s MCP client may answer only the request of the call it was asked about; approval ${a.id} is another call's`);
+      }
+      const reason = reply.reason?.trim() ? reply.reason : CLIENT_DENIAL_REASON;
+      return reply.approve ? record(a, clientApprover(call.seat), 'granted') : record(a, clientApprover(call.seat), 'denied', reason);
+    },
   };
 }
 

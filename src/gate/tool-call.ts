@@ -20,6 +20,7 @@ import { QuotaExceededError, refusalCode } from '../core/errors.js';
 import { withoutPolicy } from '../core/failopen.js';
 import type { CountedQuotaKind, Decision, McpToolFact } from '../core/types.js';
 import { argsForPolicy } from './args.js';
+import { answeredAtClient, type AskClient, type ClientDesk } from './client-approval.js';
 import type { DecideOptions, Gate } from './gate.js';
 import type { QuotaCheck } from './quotas.js';
 
@@ -59,6 +60,8 @@ export interface ToolCallDeps {
    * asked first, so that a seat over it is refused here, naming the quota.
    */
   quota?: QuotaCheck;
+  /** The approvals desk, where the adapter can ask the person at the agent's client (ports.askClient). */
+  approvals?: ClientDesk;
 }
 
 /** Where a tool that is not plangate's own goes, as the adapter knows it. */
@@ -108,6 +111,12 @@ export interface ToolCallPorts<R> {
   forward(decision: Decision): R | Promise<R>;
   /** The answer when `forward` failed because what runs the tool is down; undefined lets the error through. */
   down?(error: unknown): R | undefined;
+  /**
+   * Asks the person at the agent's own client to answer the request a
+   * refusal names, where the policy says they may (gate/client-approval.ts);
+   * absent where the client cannot be asked.
+   */
+  askClient?: AskClient;
 }
 
 /** Why each check refuses, where the policy gives no finer reason. */
@@ -187,8 +196,13 @@ export async function runToolCall<R>(deps: ToolCallDeps, call: ToolCall, ports: 
     ...(call.relativeTo !== undefined ? { relativeTo: call.relativeTo } : {}),
     ...(call.unrecordedClaims !== undefined ? { unrecordedClaims: call.unrecordedClaims } : {}),
   };
-  const decision = await deps.gate.decide(callFor(call, target.annotations), options);
+  let decision = await deps.gate.decide(callFor(call, target.annotations), options);
   target.decided?.(decision);
+  // Answered by the person at the client: the same call is decided once more (a grant is used by it).
+  if (!decision.allowed && deps.approvals && ports.askClient && await answeredAtClient(deps.approvals, call, decision, ports.askClient)) {
+    decision = await deps.gate.decide(callFor(call, target.annotations), options);
+    target.decided?.(decision);
+  }
   if (!decision.allowed) {
     count('refused');
     return ports.refuse(refusalOf(decision));

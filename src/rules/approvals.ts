@@ -71,8 +71,21 @@ function toApprovalRule(value: unknown, source: string): ApprovalRule {
     ...(Array.isArray(r['tools']) ? { tools: r['tools'] as string[] } : {}),
     ...(Array.isArray(r['classes']) ? { classes: r['classes'] as ToolClass[] } : {}),
     ...(isRecord(r['when']) ? { when: r['when'] as ApprovalRule['when'] } : {}),
-    ...(approvers ? { approvers: { roles: (approvers['roles'] as string[] | undefined) ?? [], names: (approvers['names'] as string[] | undefined) ?? [] } } : {}),
+    ...(approvers ? { approvers: toApprovers(approvers) } : {}),
     ...(typeof r['windowMin'] === 'number' ? { windowMin: r['windowMin'] } : {}),
     source,
+  };
+}
+
+/**
+ * The rule's approvers: its roles and names (one set, the other is empty),
+ * or neither (the policy's default, the approver role), and whether the
+ * person at the agent's MCP client may approve.
+ */
+function toApprovers(a: Record<string, unknown>): NonNullable<ApprovalRule['approvers']> {
+  const named = Array.isArray(a['roles']) || Array.isArray(a['names']);
+  return {
+    ...(named ? { roles: (a['roles'] as string[] | undefined) ?? [], names: (a['names'] as string[] | undefined) ?? [] } : {}),
+    ...(typeof a['client'] === 'boolean' ? { client: a['client'] } : {}),
   };
 }

@@ -10,7 +10,9 @@ import { compileRules } from '../../src/rules/load.js';
 import { createMemoryStore } from '../../src/facts/memory/store.js';
 import { createGate } from '../../src/gate/gate.js';
 import { approvalLine } from '../../src/adapters/cli/commands/approvals.js';
-import { snippet } from '../docs/snippets.js';
+import { CLIENT_DENIAL_REASON } from '../../src/core/approvals.js';
+import { CLIENT_APPROVAL_TIMEOUT_MS, MAX_ELICITED_ARGS_CHARS } from '../../src/adapters/mcp/elicit.js';
+import { section, snippet } from '../docs/snippets.js';
 
 describe('docs/concepts/approvals.md', () => {
   it('the rule compiles and means what the page says', async () => {
@@ -32,6 +34,26 @@ describe('docs/concepts/approvals.md', () => {
     const d = await gate.decide({ agent: '0xT', tool: 'deploy.site', args: { branch: 'main' } });
     expect(d.approval).toMatchObject({ windowMin: 5, approvers: { roles: ['approver'], names: ['ops-alice'] }, scope: 'crew' });
     expect(await code('0xBOT', 'deploy.site', { branch: 'main' })).toBeUndefined();
+  });
+
+  it('the client snippet lets the person at the client approve the crew\'s writes, and the page\'s figures are the code\'s', async () => {
+    const compiled = compileRules([{ file: 'approvals.yaml', text: snippet('approvalsClient') }]);
+    const engine = await Engine.load({ data: compiled.data });
+    const store = createMemoryStore();
+    await store.putCrew({ id: 'docs', parent: null });
+    await store.putAgent({ id: '0xWRITER', crew: 'docs' });
+    await store.putCrew({ id: 'site', parent: null });
+    await store.putAgent({ id: '0xELSE', crew: 'site' });
+    const gate = createGate({ engine, store });
+    const d = await gate.decide({ agent: '0xWRITER', tool: 'write_file', args: { path: 'a.md' } });
+    expect(d.approval).toMatchObject({ status: 'pending', atClient: true, approvers: { roles: ['approver'], names: [] } });
+    expect((await gate.decide({ agent: '0xELSE', tool: 'write_file' })).approval).toBeUndefined();
+    const page = section('docs/concepts/approvals.md', "## Approving at the agent's MCP client").replace(/\s+/g, ' ');
+    expect(page).toContain(`\`${CLIENT_DENIAL_REASON}\``);
+    expect(CLIENT_APPROVAL_TIMEOUT_MS).toBe(5 * 60_000);
+    expect(page).toContain('within five minutes');
+    expect(MAX_ELICITED_ARGS_CHARS).toBe(16 * 1024);
+    expect(page).toContain('16 KiB');
   });
 
   it('the console shows the commands and the list line as the CLI prints it', async () => {

@@ -32,6 +32,7 @@ export const SNIPPETS = {
   environment: { file: 'docs/reference/environment.md', heading: '## Configuration from the environment', lang: 'console' },
   approvalsRule: { file: 'docs/concepts/approvals.md', heading: '## The rule', lang: 'yaml' },
   approvalsCli: { file: 'docs/concepts/approvals.md', heading: '## Approving', lang: 'console' },
+  approvalsClient: { file: 'docs/concepts/approvals.md', heading: "## Approving at the agent's MCP client", lang: 'yaml' },
 } as const satisfies Record<string, SnippetPlace>;
 
 export type SnippetKey = keyof typeof SNIPPETS;

@@ -26,6 +26,9 @@ export async function expectCode(p: Promise<unknown>, code: ErrorCode, msg?: Reg
   if (msg) expect((err as PlangateError).message).toMatch(msg);
 }
 
+/** The random-history properties open a store per history (a schema each on PostgreSQL): slow on a loaded machine. */
+const PROPERTY_TIMEOUT_MS = 120_000;
+
 const FACT_KEYS = ['at', 'author', 'authorKind', 'id', 'kind', 'thread'];
 
 /** A brute-force reading of CandidateQuery's documentation, for the property test. */
@@ -556,7 +559,7 @@ export function storeContract(name: string, makeStore: MakeStore): void {
           },
         );
         await fc.assert(property, { numRuns: 60 });
-      });
+      }, PROPERTY_TIMEOUT_MS);
     });
 
     describe('decisionFacts', () => {
@@ -659,7 +662,7 @@ export function storeContract(name: string, makeStore: MakeStore): void {
           },
         );
         await fc.assert(property, { numRuns: 40 });
-      });
+      }, PROPERTY_TIMEOUT_MS);
     });
 
     describe('getMessage', () => {

@@ -21,7 +21,7 @@ if (havePostgres('the store contract on PostgreSQL')) {
   const schemas: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const drop of schemas) await drop();
-  });
+  }, 120_000); // one schema per random history: about a hundred to drop
   storeContract('postgres', async () => {
     const fresh = await freshSchemaUrl('contract');
     schemas.push(fresh.drop);

@@ -99,9 +99,14 @@ describe('plangate init --hook on an empty project', () => {
   it('writes the fail-closed setting wherever the host has one', async () => {
     const w = world();
     await init(w, 'cursor');
+    // Both Cursor events fail closed: preToolUse for every tool but MCP ones, beforeMCPExecution for those, with plangate's server named by its command in mcp.json.
+    const server = `plangate --rules ${w.rules} mcp --agent 0xDEV --plangate-tools-only`;
     expect(json(w, '.cursor/hooks.json')).toEqual({
       version: 1,
-      hooks: { preToolUse: [{ command: `plangate --rules ${w.rules} hook --format cursor --agent 0xDEV`, failClosed: true }] },
+      hooks: {
+        preToolUse: [{ command: `plangate --rules ${w.rules} hook --format cursor --agent 0xDEV --mcp-via beforeMCPExecution`, failClosed: true }],
+        beforeMCPExecution: [{ command: `plangate --rules ${w.rules} hook --format cursor --agent 0xDEV --plangate-server-command '${server}'`, failClosed: true }],
+      },
     });
     expect(json(w, '.cursor/mcp.json')).toEqual({ mcpServers: { plangate: { command: 'plangate', args: ['--rules', w.rules, 'mcp', '--agent', '0xDEV', '--plangate-tools-only'] } } });
     await init(w, 'claude-code');
@@ -115,7 +120,7 @@ describe('plangate init --hook on an empty project', () => {
     let r = await cli(['--rules', w.rules, '--store', 'state/plangate.db', '--audit', 'postgres://gate:secret@db/plangate', 'init', '--hook', 'cursor', '--agent', '0xDEV', '--project', w.project], { HOME: w.home, PATH: w.bin });
     expect(r.status, r.err).toBe(0);
     const command = json(w, '.cursor/hooks.json').hooks.preToolUse[0].command as string;
-    expect(command).toBe(`plangate --rules ${w.rules} --store ${join(process.cwd(), 'state/plangate.db')} hook --format cursor --agent 0xDEV`);
+    expect(command).toBe(`plangate --rules ${w.rules} --store ${join(process.cwd(), 'state/plangate.db')} hook --format cursor --agent 0xDEV --mcp-via beforeMCPExecution`);
     expect(JSON.stringify(json(w, '.cursor/mcp.json'))).not.toContain('secret');
     const v = world();
     r = await cli(['--rules', v.rules, 'init', '--hook', 'cursor', '--agent', '0xDEV', '--project', v.project], { HOME: v.home, PATH: v.bin, PLANGATE_STORE: '/var/lib/plangate.db' });
@@ -191,7 +196,7 @@ describe('plangate init --hook on settings that already hold hooks and MCP serve
   it('gemini-cli, cursor, windsurf, copilot: nothing of the user is lost, twice = same bytes', async () => {
     const w = world();
     put(w, '.gemini/settings.json', JSON.stringify({ theme: 'GitHub', hooks: { BeforeTool: [{ matcher: 'write_file', hooks: [{ type: 'command', command: './lint.sh' }] }] }, mcpServers: { db: { command: 'db-mcp' } } }));
-    put(w, '.cursor/hooks.json', JSON.stringify({ version: 1, hooks: { beforeShellExecution: [{ command: './audit.sh' }], preToolUse: [{ command: './guard.sh', matcher: 'Write' }] } }));
+    put(w, '.cursor/hooks.json', JSON.stringify({ version: 1, hooks: { beforeShellExecution: [{ command: './audit.sh' }], preToolUse: [{ command: './guard.sh', matcher: 'Write' }], beforeMCPExecution: [{ command: './mcp-audit.sh' }] } }));
     put(w, '.cursor/mcp.json', JSON.stringify({ mcpServers: { db: { url: 'http://localhost:9000/mcp' } } }));
     put(w, '.windsurf/hooks.json', JSON.stringify({ hooks: { post_write_code: [{ command: 'npx prettier --write', show_output: false }], pre_run_command: [{ command: './deny-rm.sh' }] } }));
     put(w, '.github/hooks/plangate.json', JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: 'echo start >> log' }] } }));
@@ -202,7 +207,8 @@ describe('plangate init --hook on settings that already hold hooks and MCP serve
     expect(Object.keys(gemini.mcpServers)).toEqual(['db', 'plangate']);
     const cursorHooks = json(w, '.cursor/hooks.json').hooks;
     expect(cursorHooks.beforeShellExecution).toEqual([{ command: './audit.sh' }]);
-    expect(cursorHooks.preToolUse.map((e: any) => e.command)).toEqual(['./guard.sh', `plangate --rules ${w.rules} hook --format cursor --agent 0xDEV`]);
+    expect(cursorHooks.preToolUse.map((e: any) => e.command)).toEqual(['./guard.sh', `plangate --rules ${w.rules} hook --format cursor --agent 0xDEV --mcp-via beforeMCPExecution`]);
+    expect(cursorHooks.beforeMCPExecution.map((e: any) => e.command)).toEqual(['./mcp-audit.sh', `plangate --rules ${w.rules} hook --format cursor --agent 0xDEV --plangate-server-command 'plangate --rules ${w.rules} mcp --agent 0xDEV --plangate-tools-only'`]);
     expect(json(w, '.cursor/mcp.json').mcpServers.db).toEqual({ url: 'http://localhost:9000/mcp' });
     const windsurf = json(w, '.windsurf/hooks.json').hooks;
     expect(windsurf.post_write_code).toEqual([{ command: 'npx prettier --write', show_output: false }]);
@@ -232,6 +238,20 @@ describe('plangate init --hook on settings that already hold hooks and MCP serve
     const once = snapshot(w.project);
     expect((await init(w, 'codex')).status).toBe(0);
     expect(snapshot(w.project)).toEqual(once);
+  });
+
+  it("cursor: an earlier init's preToolUse-only entry is replaced, not doubled, and a new seat replaces both entries", async () => {
+    const w = world();
+    put(w, '.cursor/hooks.json', JSON.stringify({ version: 1, hooks: { preToolUse: [{ command: `plangate --rules ${w.rules} hook --format cursor --agent 0xDEV`, failClosed: true }] } }));
+    expect((await init(w, 'cursor')).status).toBe(0);
+    let hooks = json(w, '.cursor/hooks.json').hooks;
+    expect(hooks.preToolUse.map((e: any) => e.command)).toEqual([`plangate --rules ${w.rules} hook --format cursor --agent 0xDEV --mcp-via beforeMCPExecution`]);
+    expect(hooks.beforeMCPExecution).toHaveLength(1);
+    const r = await cli(['--rules', w.rules, 'init', '--hook', 'cursor', '--agent', '0xOTHER', '--project', w.project], { HOME: w.home, PATH: w.bin });
+    expect(r.status, r.err).toBe(0);
+    hooks = json(w, '.cursor/hooks.json').hooks;
+    expect(hooks.preToolUse.map((e: any) => e.command)).toEqual([`plangate --rules ${w.rules} hook --format cursor --agent 0xOTHER --mcp-via beforeMCPExecution`]);
+    expect(hooks.beforeMCPExecution.map((e: any) => e.command)).toEqual([`plangate --rules ${w.rules} hook --format cursor --agent 0xOTHER --plangate-server-command 'plangate --rules ${w.rules} mcp --agent 0xOTHER --plangate-tools-only'`]);
   });
 
   it('leaves out of the classification what another rule file already lists, so check still passes', async () => {

@@ -105,7 +105,7 @@ export const TOKENS: Record<string, string> = {
 export const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
 
 /** The gateway in this process, clients over Streamable HTTP, a movable clock. */
-export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), listen: Pick<McpListenOptions, 'sessionIdleMs' | 'maxSessionsPerSeat' | 'evictIdleMs' | 'sendTimeoutMs' | 'sessionRate'> = {}, more: Pick<GatewayOptions, 'maxUpstreamMessageBytes' | 'readRoots'> = {}): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
+export async function httpHarness(w: World, upstreams: UpstreamSpec[] = [fsUpstream(w)], reconnectMs = 100, readRoots = readRootsOf(upstreams), listen: Pick<McpListenOptions, 'sessionIdleMs' | 'maxSessionsPerSeat' | 'evictIdleMs' | 'sendTimeoutMs' | 'sessionRate'> = {}, more: Pick<GatewayOptions, 'maxUpstreamMessageBytes' | 'readRoots' | 'clientApprovalTimeoutMs'> = {}): Promise<Harness & { gateway: McpGateway; listener: McpListener; pg: Plangate }> {
   let offset = 0;
   const pg = await openPlangate({ rules: w.rules, store: w.store, audit: w.audit, clock: () => Date.now() + offset, log: () => {}, ...(readRoots.length ? { readRoots } : {}) });
   const gateway = createMcpGateway({ plangate: pg, upstreams, processMetrics: false, reconnect: { firstMs: reconnectMs, maxMs: 4 * reconnectMs, factor: 2 }, ...more });

@@ -25,6 +25,14 @@ export interface HookCall {
    * URL or launch command as the host reports it, and the tool's name.
    */
   mcpEndpoint?: { url?: string; command?: string; tool: string };
+  /**
+   * An MCP server's tool whose payload names no server at all (Cursor's
+   * `preToolUse`, `MCP:<tool>`): never taken for plangate's own, and left
+   * to the host's MCP event where the hook is told to (`--mcp-via`).
+   */
+  mcpUnnamed?: boolean;
+  /** The host's workspace roots (absolute), where its project settings are. */
+  roots?: string[];
   /** The tool's arguments. */
   input: Record<string, unknown>;
   /** The host's session id, written by the host (never the model). */

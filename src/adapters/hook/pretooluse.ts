@@ -12,6 +12,7 @@ import type { Decision } from '../../core/types.js';
 import { refusalOf, runToolCall, type ToolCallDeps } from '../../gate/tool-call.js';
 import { HOST_NAMES, type HookCall, type HookReply, type HostContract } from './contract.js';
 import { claudeCode, claudeDeny } from './hosts/claude-code.js';
+import { mcpHookConfigured } from './hosts/cursor-hooks-file.js';
 import { hostNamed, recognise } from './hosts/index.js';
 
 /** Largest payload read, in bytes. */
@@ -65,6 +66,33 @@ export interface HookOptions {
    */
   plangateServerUrl?: string;
   plangateServerCommand?: string;
+  /**
+   * The host event plangate's hook also answers for MCP calls (Cursor:
+   * {@link MCP_VIA_EVENT}). A call whose payload names no MCP server is then
+   * left to that hook, where it is configured; see {@link MCP_VIA_UNCONFIGURED}.
+   */
+  mcpVia?: typeof MCP_VIA_EVENT;
+}
+
+/** The one `--mcp-via` value: Cursor's `beforeMCPExecution`, which says how it reaches the server. */
+export const MCP_VIA_EVENT = 'beforeMCPExecution' as const;
+
+/**
+ * What `--mcp-via` does when plangate's hook for that event is not in the
+ * host's hooks files (for this seat, failing closed, for every MCP tool):
+ * the MCP call is decided here, as without `--mcp-via` — never let through
+ * on the word of a flag, since then no hook would decide it at all.
+ */
+export const MCP_VIA_UNCONFIGURED = 'decide_here' as const;
+
+/** Why a call left to the host's MCP event was let through here. */
+export const MCP_VIA_NOTE = `plangate: an MCP call, decided by plangate's ${MCP_VIA_EVENT} hook`;
+
+/** Checks `--mcp-via`: only {@link MCP_VIA_EVENT}, and only for Cursor's contract. */
+export function checkMcpVia(value: string, format: string | undefined): typeof MCP_VIA_EVENT {
+  if (value !== MCP_VIA_EVENT) throw bad(`--mcp-via: "${value}" is not an event plangate answers for MCP calls (${MCP_VIA_EVENT})`);
+  if (format !== 'cursor') throw bad('--mcp-via is for Cursor\'s preToolUse hook: give --format cursor');
+  return value;
 }
 
 /**
@@ -211,6 +239,12 @@ export async function decideHook(deps: ToolCallDeps, payload: HookPayload, optio
   const { contract, doc } = payload;
   try {
     const call = contract.read(doc);
+    let log: string | undefined;
+    if (call.mcpUnnamed === true && options.mcpVia !== undefined) {
+      const partner = mcpHookConfigured(call.roots ?? [], options.agent);
+      if (partner.found) return { reply: contract.allow(MCP_VIA_NOTE, false, doc) };
+      log = `plangate hook: --mcp-via ${options.mcpVia}, but no plangate ${options.mcpVia} hook for ${options.agent} with failClosed in ${partner.looked.join(', ')}; ${call.tool} is decided here (${MCP_VIA_UNCONFIGURED})`;
+    }
     const runId = options.runId ?? (options.sessionRun ? call.sessionId : undefined);
     const own = ownToolOf(call, options);
     const grant = options.grant === true;
@@ -230,7 +264,7 @@ export async function decideHook(deps: ToolCallDeps, payload: HookPayload, optio
       // The host runs the tool itself.
       forward: (decision) => replyFor(contract, decision, grant, doc),
     });
-    return { reply };
+    return { reply, ...(log !== undefined ? { log } : {}) };
   } catch (error) {
     return undecidable(error, contract, doc);
   }

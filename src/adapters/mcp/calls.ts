@@ -18,7 +18,9 @@ import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { Call, Decision, McpToolFact, ToolHints } from '../../core/types.js';
 import type { Gate } from '../../gate/gate.js';
 import { argsForPolicy } from '../../gate/args.js';
+import type { ClientDesk } from '../../gate/client-approval.js';
 import { runToolCall, type CallOutcome, type ToolCall } from '../../gate/tool-call.js';
+import { clientAsker } from './elicit.js';
 import { RUN_META_KEY, SAY_TOOL } from './names.js';
 import { say, submitPlan, type OwnToolDeps } from './own-tools.js';
 import { toolDigest } from './pins.js';
@@ -43,6 +45,10 @@ export interface CallDeps extends OwnToolDeps {
   pinState?(tool: string, upstream: string, upstreamTool: string, changed: boolean): void;
   /** The most requests one session may have in flight at once (default MAX_CALLS_IN_FLIGHT, in guards.ts). */
   maxCallsInFlight?: number;
+  /** The approvals desk: where a rule allows it, the person at the client answers a refused call's request (elicit.ts). */
+  approvals?: ClientDesk;
+  /** How long the person at the client has to answer the form (default CLIENT_APPROVAL_TIMEOUT_MS, in elicit.ts). */
+  clientApprovalTimeoutMs?: number;
 }
 
 /** Default time a forwarded request may go without an answer or progress. */
@@ -152,6 +158,8 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
       };
     },
   };
+  // Where the client declared form-mode elicitation, the person at it may be asked to approve a refused call.
+  const ask = clientAsker(session, extra, params.task, deps.clientApprovalTimeoutMs);
   try {
     return await runToolCall<CallToolResult>(deps, call, {
       refuse: (r) => errorResult(r.text, { check: r.check, code: r.code, reason: r.reason }),
@@ -163,6 +171,7 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
         return await forward(session, route!.link, request, extra, deps) as CallToolResult;
       },
       down: (error) => (error instanceof UpstreamDownError ? downResult(params.name, error) : undefined),
+      ...(ask ? { askClient: ask } : {}),
     });
   } catch (error) {
     throw invalidParams(error);

@@ -19,11 +19,13 @@ import type { Backoff, UpstreamSpec } from './upstream.js';
 
 export interface GatewayOptions {
   /** The decision point; its store and engine give the seat's threads and reviewer channel. */
-  plangate: Pick<Plangate, 'store' | 'engine' | 'status'> & { gate: Pick<Gate, 'decide' | 'sayAsAgent' | 'holds'> };
+  plangate: Pick<Plangate, 'store' | 'engine' | 'status'> & { gate: Pick<Gate, 'decide' | 'sayAsAgent' | 'holds' | 'approvals'> };
   upstreams: readonly UpstreamSpec[];
   reconnect?: Backoff;
   /** How long a forwarded request may go without an answer or progress (ms). */
   timeoutMs?: number;
+  /** How long the person at a client has to answer an approval form (ms; default CLIENT_APPROVAL_TIMEOUT_MS). */
+  clientApprovalTimeoutMs?: number;
   /** Also collect process metrics (default true). */
   processMetrics?: boolean;
   /**
@@ -138,6 +140,8 @@ export function createMcpGateway(options: GatewayOptions): McpGateway {
   const changed = new Map<string, { tool: string; upstream: string; upstreamTool: string; since: string }>();
   const deps = {
     gate: pg.gate,
+    approvals: pg.gate.approvals,
+    ...(options.clientApprovalTimeoutMs !== undefined ? { clientApprovalTimeoutMs: options.clientApprovalTimeoutMs } : {}),
     pinState(tool: string, upstream: string, upstreamTool: string, isChanged: boolean) {
       if (!isChanged) changed.delete(tool);
       else if (!changed.has(tool)) changed.set(tool, { tool, upstream, upstreamTool, since: new Date().toISOString() });

@@ -10,7 +10,7 @@ import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { reviewerChannels } from '../../../main/channel.js';
 import type { HookReply } from '../../hook/contract.js';
-import { checkServerEndpoint, checkServerName, DEFAULT_PLANGATE_SERVER, decideHook, MAX_PAYLOAD_BYTES, readHookPayload, undecidable } from '../../hook/pretooluse.js';
+import { checkMcpVia, checkServerEndpoint, checkServerName, DEFAULT_PLANGATE_SERVER, decideHook, MCP_VIA_EVENT, MAX_PAYLOAD_BYTES, readHookPayload, undecidable } from '../../hook/pretooluse.js';
 import type { CommandContext } from '../main.js';
 import type { Io } from '../io.js';
 import { openFromOptions } from '../shared.js';
@@ -48,7 +48,7 @@ export async function misconfiguredHook(argv: string[], message: string): Promis
   return 'exitCode' in payload ? undecidable(error) : undecidable(error, payload.contract, payload.doc);
 }
 
-interface HookFlags { agent: string; format?: string; run?: string; sessionRun?: boolean; grant?: boolean; plangateServer: string; plangateServerUrl?: string; plangateServerCommand?: string }
+interface HookFlags { agent: string; format?: string; run?: string; sessionRun?: boolean; grant?: boolean; plangateServer: string; plangateServerUrl?: string; plangateServerCommand?: string; mcpVia?: string }
 
 export function registerHook(program: Command, { io, wrap }: CommandContext): void {
   program
@@ -59,6 +59,7 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
     .addOption(new Option('--plangate-server <name>', "the MCP server name under which the host reaches plangate's own tools").default(DEFAULT_PLANGATE_SERVER))
     .addOption(new Option('--plangate-server-url <url>', "for a host that names an MCP server by its URL (Cursor): plangate's server's URL, exactly as the host reports it"))
     .addOption(new Option('--plangate-server-command <command>', "for a host that names an MCP server by its launch command (Cursor): plangate's server's command, exactly as the host reports it"))
+    .addOption(new Option('--mcp-via <event>', `for Cursor's preToolUse hook: leave MCP calls to plangate's hook on that event (${MCP_VIA_EVENT}) where it is configured for the seat; elsewhere they are decided here`))
     .addOption(new Option('--run <id>', 'the run the calls belong to'))
     .addOption(new Option('--session-run', "use the host's session id as the run"))
     .addOption(new Option('--grant', 'answer allow for an allowed call (skips the host\'s own permission prompt; off by default)'))
@@ -71,6 +72,7 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
         checkServerName(opts.plangateServer);
         if (opts.plangateServerUrl !== undefined) checkServerEndpoint('--plangate-server-url', opts.plangateServerUrl);
         if (opts.plangateServerCommand !== undefined) checkServerEndpoint('--plangate-server-command', opts.plangateServerCommand);
+        const mcpVia = opts.mcpVia !== undefined ? checkMcpVia(opts.mcpVia, opts.format) : undefined;
         const pg = await openFromOptions(cmd, io);
         try {
           answer = await decideHook({ gate: pg.gate, channelFor: reviewerChannels(pg), quota: pg.gate.quota }, payload, {
@@ -78,6 +80,7 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
             plangateServer: opts.plangateServer,
             ...(opts.plangateServerUrl !== undefined ? { plangateServerUrl: opts.plangateServerUrl } : {}),
             ...(opts.plangateServerCommand !== undefined ? { plangateServerCommand: opts.plangateServerCommand } : {}),
+            ...(mcpVia !== undefined ? { mcpVia } : {}),
             ...(opts.run !== undefined ? { runId: opts.run } : {}),
             ...(opts.sessionRun ? { sessionRun: true } : {}),
             ...(opts.grant ? { grant: true } : {}),

@@ -20,7 +20,7 @@ import { resolvePaths } from '../../../main/config.js';
 import { HOST_NAMES, type HostName } from '../../hook/contract.js';
 import { DEFAULT_PLANGATE_SERVER } from '../../hook/pretooluse.js';
 import { hostRulesFile } from '../../hook/setup/host-rules.js';
-import { applyChanges, setupHost } from '../../hook/setup/host-setup.js';
+import { applyChanges, setupHost, shellWord } from '../../hook/setup/host-setup.js';
 import { EXIT } from '../exit.js';
 import type { Io } from '../io.js';
 import type { GlobalOptions } from '../main.js';
@@ -35,11 +35,6 @@ export interface InitHookOptions {
 
 /** The name plangate's MCP server has in a host's configuration unless told otherwise: the hook's own default. */
 export { DEFAULT_PLANGATE_SERVER };
-
-/** A word the host's shell reads as one argument. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
 
 /** The global options the hook and the MCP server need to find the same rules and store: the rules always, the rest when given on the command line (a database URL never: it may hold a password). */
 function globalArgs(cmd: Command, env: NodeJS.ProcessEnv): string[] {

@@ -6,8 +6,10 @@
  * and https://cursor.com/docs/reference/hooks. Its text was not reachable
  * from here: the fields below come from a published field-by-field record
  * of that reference checked against observed runs of Cursor 3.9.16
- * (2026-06-30), and the hooks.json format also from the README of the
- * cursor-hooks type package, npm cursor-hooks 1.1.6):
+ * (2026-06-30), from a copy of the reference's earlier text (github
+ * pcomans/caruso, reference/cursor_hooks.md), and the hooks.json format
+ * also from the README of the cursor-hooks type package, npm cursor-hooks
+ * 1.1.6):
  * - stdin, every event: `{ conversation_id, generation_id, model,
  *   hook_event_name, cursor_version, workspace_roots, user_email,
  *   transcript_path }`, and per event:
@@ -15,37 +17,55 @@
  *   `Shell`, `Read`, `Write`, `Grep`, `Task`, `MCP:<tool>`…;
  *   `beforeShellExecution { command, cwd, sandbox }`;
  *   `beforeMCPExecution { tool_name (bare), tool_input (a JSON string), url |
- *   command }` — the server's launch command or URL, never its name;
+ *   command }` — the reference: "plus either url or command";
  *   `beforeReadFile { file_path, content, attachments }`.
  * - Block: a flat `permission: "deny"` with `user_message` (shown; the runs
  *   recorded it as the text the model receives) and `agent_message` (meant
  *   for the model), or exit 2, which blocks too (with a JSON body the body
  *   is shown as text). plangate's refusal carries the JSON, stderr and
  *   exit 2.
- * - A hook that crashes, times out or answers nothing lets the call through
- *   unless its entry sets `failClosed: true`; with it, an answer without a
- *   decision also blocks. So an allowed call is answered
- *   `permission: "allow"` (whether Cursor still asks the user then is
- *   Cursor's to decide; it is not documented), and `plangate init --hook
- *   cursor` writes `failClosed: true`.
- * - No documented field names the MCP server. (The records disagree on
- *   `preToolUse`'s name for an MCP tool: `MCP:<tool>` in the field record,
- *   `MCP:<server>:<tool>` in another integration's notes; neither is
- *   Cursor's own text.) `beforeMCPExecution` identifies the server by how
- *   Cursor reaches it instead: `url` for a remote server, `command` for one
- *   it launches (the same field record, and the payload examples of
- *   Cupcake's Cursor reference, https://cupcake.eqtylab.io/reference/harnesses/cursor).
- *   So a Cursor call never carries `mcp`; `beforeMCPExecution`'s carries
- *   `mcpEndpoint`, which the hook matches against the URL or command the
- *   operator gave as plangate's (`--plangate-server-url`,
- *   `--plangate-server-command`), exactly, and nothing else. Its tool is
- *   named `MCP:<tool>` like `preToolUse`'s, where plangate's own tools are
- *   never recognised (no server there at all).
+ * - A hook that crashes, times out or answers invalid JSON lets the call
+ *   through unless its entry sets `failClosed: true` (an option of every
+ *   hook entry; the reference recommends it for `beforeMCPExecution`, and
+ *   integrations set it on `preToolUse`, `beforeShellExecution`,
+ *   `beforeMCPExecution` and `beforeReadFile` alike: Doberman-Core's Cursor
+ *   memo, hol-guard PR 581). So an allowed call is answered
+ *   `permission: "allow"` (Cursor still asks the user where its own
+ *   approvals say so: a hook's allow does not lift them), and `plangate
+ *   init --hook cursor` writes `failClosed: true` on every entry.
+ * - MCP calls and the server. `preToolUse` names an MCP tool `MCP:<tool>`
+ *   and carries no server field (recorded runs: context-mode's
+ *   tests/fixtures/cursor/pretooluse-mcp.json, `MCP:ctx_execute`; the live
+ *   runs of cursor-agent 2026.10.01 recorded in ai-whiteboard's Cursor
+ *   tests, `MCP:get_run`, `MCP:user_ping`. One integration's notes say
+ *   `MCP:<server>:<tool>`; no run recorded it). So there plangate never
+ *   takes a call for its own tool. `beforeMCPExecution` identifies the
+ *   server by how Cursor reaches it: `url` for a remote server, `command`
+ *   for one it launches — the entry's command and arguments joined by
+ *   spaces (`npx -y mcp-remote@latest https://…` in a recorded payload; the
+ *   payload examples of Cupcake's Cursor reference,
+ *   https://cupcake.eqtylab.io/reference/harnesses/cursor). Newer builds
+ *   also send `mcp_server_name` (read in cursor-agent 2026.07.23 and
+ *   2026.10.01, cursor/cookbook issue 50); the reference does not list it,
+ *   so plangate does not rely on it. A call of `beforeMCPExecution`
+ *   carries `mcpEndpoint`, which the hook matches against the URL or
+ *   command the operator gave as plangate's (`--plangate-server-url`,
+ *   `--plangate-server-command`), exactly, and nothing else.
+ * - Both events fire for one MCP call (preloop PR 415: "preToolUse fired
+ *   for Shell and MCP tool calls that beforeShellExecution /
+ *   beforeMCPExecution already cover"; openagentlock dedupes the pair).
+ *   Their order is not documented (for a shell call the general event was
+ *   observed first); each event's answer stands on its own, and a deny in
+ *   either blocks. `plangate hook --mcp-via beforeMCPExecution` leaves the
+ *   MCP calls of `preToolUse` to plangate's `beforeMCPExecution` hook
+ *   (pretooluse.ts), only where that hook is configured (cursor-hooks-file.ts).
  */
 import type { HookCall, HookReply, HostContract } from '../contract.js';
-import { bad, blockReply, call, cwdField, idField, inputFromJsonText, jsonReply, nameField, oneReason, pathField, soleRoot } from './shared.js';
+import { bad, blockReply, call, cwdField, idField, inputFromJsonText, jsonReply, nameField, oneReason, pathField, rootsField, soleRoot } from './shared.js';
 
 const HOST = 'cursor' as const;
+/** How `preToolUse` names an MCP server's tool (`MCP:<tool>`), and how plangate names one of `beforeMCPExecution`, so that one rule classifies both. */
+const MCP_PREFIX = 'MCP:';
 const EVENTS = ['preToolUse', 'beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile'] as const;
 
 function isEvent(value: unknown): value is (typeof EVENTS)[number] {
@@ -76,8 +96,10 @@ export const cursor: HostContract = {
     switch (event) {
       case 'preToolUse': {
         const tool = nameField(HOST, doc['tool_name'], 'tool_name');
-        // An MCP server resolves a relative path in its own directories, not in Cursor's.
-        return call(tool, inputFromJsonText(HOST, doc['tool_input'], 'tool_input'), { sessionId, cwd: tool.startsWith('MCP:') ? undefined : cwd });
+        const input = inputFromJsonText(HOST, doc['tool_input'], 'tool_input');
+        // An MCP server resolves a relative path in its own directories, not in Cursor's; and this event never names the server.
+        if (tool.startsWith(MCP_PREFIX)) return call(tool, input, { sessionId, mcpUnnamed: true, roots: rootsField(HOST, doc['workspace_roots'], 'workspace_roots') });
+        return call(tool, input, { sessionId, cwd });
       }
       case 'beforeShellExecution': {
         const command = doc['command'];
@@ -91,7 +113,7 @@ export const cursor: HostContract = {
         const mcpEndpoint = url !== undefined || command !== undefined
           ? { tool, ...(url !== undefined ? { url } : {}), ...(command !== undefined ? { command } : {}) }
           : undefined;
-        return call(`MCP:${tool}`, inputFromJsonText(HOST, doc['tool_input'], 'tool_input'), { sessionId, mcpEndpoint });
+        return call(`${MCP_PREFIX}${tool}`, inputFromJsonText(HOST, doc['tool_input'], 'tool_input'), { sessionId, mcpEndpoint });
       }
       case 'beforeReadFile':
         return call('Read', { file_path: pathField(HOST, doc['file_path'], 'file_path') }, { sessionId, cwd });

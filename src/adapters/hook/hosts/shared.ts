@@ -84,13 +84,26 @@ export function soleRoot(host: HostName, value: unknown, field: string): string 
   return value.length === 1 ? cwdField(host, value[0], `${field}[0]`) : undefined;
 }
 
+/** Most workspace roots read from a payload. */
+export const MAX_ROOTS = 64;
+
+/** Every workspace root the host names (each absolute); none when absent. */
+export function rootsField(host: HostName, value: unknown, field: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw bad(host, `${field} is not an array`);
+  if (value.length > MAX_ROOTS) throw bad(host, `${field} has more than ${MAX_ROOTS} entries`);
+  return value.map((v, i) => cwdField(host, v, `${field}[${i}]`)).filter((v): v is string => v !== undefined);
+}
+
 /** Builds a HookCall, leaving out what the payload did not give. */
-export function call(tool: string, input: Record<string, unknown>, extra: { mcp?: HookCall['mcp'] | undefined; mcpEndpoint?: HookCall['mcpEndpoint'] | undefined; sessionId?: string | undefined; cwd?: string | undefined }): HookCall {
+export function call(tool: string, input: Record<string, unknown>, extra: { mcp?: HookCall['mcp'] | undefined; mcpEndpoint?: HookCall['mcpEndpoint'] | undefined; mcpUnnamed?: boolean; roots?: string[]; sessionId?: string | undefined; cwd?: string | undefined }): HookCall {
   return {
     tool,
     input,
     ...(extra.mcp !== undefined ? { mcp: extra.mcp } : {}),
     ...(extra.mcpEndpoint !== undefined ? { mcpEndpoint: extra.mcpEndpoint } : {}),
+    ...(extra.mcpUnnamed === true ? { mcpUnnamed: true } : {}),
+    ...(extra.roots !== undefined ? { roots: extra.roots } : {}),
     ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
     ...(extra.cwd !== undefined ? { cwd: extra.cwd } : {}),
   };

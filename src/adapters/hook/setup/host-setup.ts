@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import type { HostName } from '../contract.js';
+import { MCP_VIA_EVENT } from '../pretooluse.js';
 import { arrayAt, checkPlainFile, isJsonObject, jsonText, objectAt, readJsonObject, writeIfChanged, type Json, type JsonObject } from './json-settings.js';
 import { isOurs, upsertEntry, upsertInGroups, upsertServer } from './merge.js';
 
@@ -50,6 +51,22 @@ export interface Change {
   outcome: 'created' | 'updated' | 'unchanged' | 'not written';
   /** For `not written`: what to add by hand. */
   text?: string;
+}
+
+/** A word the host's shell reads as one argument. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Cursor's `beforeMCPExecution` names a server it launches by its command:
+ * the entry's `command` and `args` joined by spaces (see hosts/cursor.ts).
+ *
+ * @example
+ * cursorReportedCommand({ command: 'plangate', args: ['mcp', '--agent', '0xDEV'] }) // 'plangate mcp --agent 0xDEV'
+ */
+export function cursorReportedCommand(server: { command: string; args: string[] }): string {
+  return [server.command, ...server.args].join(' ');
 }
 
 /**
@@ -145,7 +162,7 @@ export function setupHost(o: SetupOptions): Pending[] {
   const p = (...parts: string[]) => join(o.project, ...parts);
   const h = (...parts: string[]) => join(o.home, ...parts);
   const server: JsonObject = { command: o.mcp.command, args: o.mcp.args };
-  const hook = 'the hook';
+  const hook = o.host === 'cursor' ? 'the hooks' : 'the hook';
   const mcp = 'the plangate MCP server';
   switch (o.host) {
     case 'claude-code': {
@@ -181,11 +198,17 @@ export function setupHost(o: SetupOptions): Pending[] {
     }
     case 'cursor': {
       const file = p('.cursor', 'hooks.json');
+      // preToolUse sees every tool (Shell, Read, Write, MCP:…) but names no MCP server, so its MCP calls are left to
+      // beforeMCPExecution, which names plangate's server by the command written into mcp.json below. failClosed on
+      // both: a hook that cannot run blocks the call.
+      const toolHook = `${o.hookCommand} --mcp-via ${MCP_VIA_EVENT}`;
+      const mcpHook = `${o.hookCommand} --plangate-server-command ${shellWord(cursorReportedCommand(o.mcp))}`;
       return [
         editJson(file, hook, o.project, (doc) => {
           if (doc['version'] === undefined) doc['version'] = 1;
-          // preToolUse sees every tool (Shell, Read, Write, MCP:…); failClosed blocks the call when the hook fails.
-          upsertEntry(arrayAt(file, objectAt(file, doc, 'hooks', 'hooks'), 'preToolUse', 'hooks.preToolUse'), { command: o.hookCommand, failClosed: true }, 'command', o.host);
+          const hooks = objectAt(file, doc, 'hooks', 'hooks');
+          upsertEntry(arrayAt(file, hooks, 'preToolUse', 'hooks.preToolUse'), { command: toolHook, failClosed: true }, 'command', o.host);
+          upsertEntry(arrayAt(file, hooks, MCP_VIA_EVENT, `hooks.${MCP_VIA_EVENT}`), { command: mcpHook, failClosed: true }, 'command', o.host);
         }),
         editJson(p('.cursor', 'mcp.json'), mcp, o.project, mcpServersEdit(p('.cursor', 'mcp.json'), o, server)),
       ];
