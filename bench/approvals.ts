@@ -84,8 +84,9 @@ function median(xs: number[]): number {
 }
 
 const row = (name: string, v: Summary, extra = ''): string =>
-  `${name.padEnd(34)} ${String(v.p50).padStart(7)} ${String(v.p99).padStart(8)} ${String(v.mean).padStart(9)} ${String(v.cpuPct).padStart(5)}%${extra}`;
-const HEAD = `${'operation'.padEnd(34)}  p50 µs   p99 µs   mean µs   cpu`;
+  `${name.padEnd(34)} ${String(v.p50).padStart(7)} ${String(v.p99).padStart(8)} ${String(v.mean).padStart(9)} ${String(v.cpuPct).padStart(5)}%`
+  + ` ${String(v.gc.count).padStart(5)} ${String(v.gc.ms).padStart(8)}${extra}`;
+const HEAD = `${'operation'.padEnd(34)}  p50 µs   p99 µs   mean µs   cpu  GCs  GC ms`;
 
 /** About 1 MiB of arguments (as canonical JSON): a change set of files, with escapes, non-ASCII text and numbers. */
 function mebibyteOfArgs(): Record<string, unknown> {
