@@ -37,10 +37,19 @@ needed if {
 	conditions_hold(in_force.rule)
 }
 
-# listed(rule): the rule names the call's tool, a pattern it fits, or its class.
+# listed(rule): the rule names the call's tool, a pattern it fits, or its
+# class. A plain name is looked up; a pattern is glob-matched (compiled on
+# each call) only when its literal prefix starts the tool name, so a call
+# that needs no approval costs a few string comparisons.
 listed(rule) if input.call.tool in rule.tools
 
-listed(rule) if planning.matches(input.call.tool, rule.tools)
+listed(rule) if {
+	some entry in rule.tools
+	prefix := classify.literal_prefix(entry)
+	prefix != entry
+	startswith(input.call.tool, prefix)
+	planning.matches(input.call.tool, [entry])
+}
 
 listed(rule) if classify.class in rule.classes
 

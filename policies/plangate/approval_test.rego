@@ -220,3 +220,20 @@ test_the_client_may_answer_only_where_the_rule_opts_in if {
 	l.approval.atClient == false
 	l.approval.approvers == {"roles": ["lead"], "names": []}
 }
+
+listing(tools) := rules_with({"workspace": {"tools": tools}, "crews": {}, "agents": {}})
+
+test_patterns_match_as_globs_and_plain_names_only_themselves if {
+	# a pattern whose literal prefix starts the name, with * or ?
+	decide(fx.call(fx.merge, []), listing(["github.*"])).check == "approval"
+	decide(fx.call(fx.merge, []), listing(["github.merge_pull_reques?"])).check == "approval"
+	decide(fx.call(fx.merge, []), listing(["*.merge_pull_request"])).check == "approval"
+
+	# a prefix that fits but a glob that does not; a prefix that does not fit
+	decide(fx.call(fx.merge, []), listing(["github.merge_*.v2"])).allowed == true
+	decide(fx.call(fx.merge, []), listing(["deploy.*"])).allowed == true
+
+	# a plain name is not a prefix, and a malformed pattern never matches
+	decide(fx.call(fx.merge, []), listing(["github.merge"])).allowed == true
+	decide(fx.call(fx.merge, []), listing(["github.[m]*"])).allowed == true
+}

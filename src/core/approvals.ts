@@ -83,6 +83,15 @@ export interface Approval {
   usedAt: number | null;
 }
 
+/**
+ * The plan that counted for a request, for the approver to read (never for
+ * the policy): the message's text as its author wrote it, or, once
+ * retention pruned the message, only that it is gone.
+ */
+export type ApprovalPlan =
+  | { id: string; pruned: false; thread: string; author: string; authorKind: 'agent' | 'human'; kind: string; at: number; runId?: string; body: string }
+  | { id: string; pruned: true };
+
 /** A request to record. */
 export type NewApproval = Pick<Approval, 'id' | 'seat' | 'tool' | 'runId' | 'digest' | 'args' | 'planId' | 'requestedAt' | 'windowMin' | 'approvers'>;
 

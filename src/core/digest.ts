@@ -7,7 +7,7 @@
  * changed value does. Canonicalization is the `canonicalize` package (by
  * the RFC's author).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { ErrorCode, PlangateError } from './errors.js';
 
@@ -26,5 +26,6 @@ export function argsDigest(args: Record<string, unknown> | undefined): string {
     throw new PlangateError(ErrorCode.InvalidInput, `the call's arguments cannot be canonicalized: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (typeof text !== 'string') throw new PlangateError(ErrorCode.InvalidInput, "the call's arguments cannot be canonicalized");
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // One-shot hashing: no Hash object for each call (the digest is taken on every call that needs approval).
+  return hash('sha256', text, 'hex');
 }

@@ -72,6 +72,12 @@ export interface MessageStore {
   candidates(query: CandidateQuery): Promise<MessageFact[]>;
   /** Messages of a thread, newest first (for people, not for decisions). */
   listThread(thread: string, limit: number): Promise<StoredMessage[]>;
+  /**
+   * One message by id, with its body (for people: the plan an approval
+   * request names); undefined when no message has that id, e.g. pruned by
+   * retention, or an id no store gives. One indexed lookup.
+   */
+  getMessage(id: string): Promise<StoredMessage | undefined>;
 }
 
 /**

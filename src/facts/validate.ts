@@ -169,6 +169,21 @@ export function checkListThread(thread: string, limit: number): void {
   if (!Number.isSafeInteger(limit) || limit < 0) throw invalid('limit must be a non-negative integer');
 }
 
+/**
+ * The row id a message id names: every driver gives ids as the decimal
+ * digits of a positive integer. Anything else (`07`, `1e3`, a number past
+ * 2^53) names no message, so the lookup answers none instead of failing.
+ *
+ * @example
+ * messageRowId('12') // 12
+ * messageRowId('x') // undefined
+ */
+export function messageRowId(id: string): number | undefined {
+  if (typeof id !== 'string' || !/^[1-9][0-9]{0,15}$/.test(id)) return undefined;
+  const n = Number(id);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
 /** The fact the policy may see: every field but the body. */
 export function toFact(m: MessageFact | StoredMessage): MessageFact {
   const fact: MessageFact = {

@@ -12,7 +12,7 @@
  * new one and is never refused for it.
  */
 import { randomUUID } from 'node:crypto';
-import { APPROVAL_ON_STORE_FAILURE, CLIENT_DENIAL_REASON, clientApprover, toApprovalFact, type Approval, type ClientAnswer, type ClientCall } from '../core/approvals.js';
+import { APPROVAL_ON_STORE_FAILURE, CLIENT_DENIAL_REASON, clientApprover, toApprovalFact, type Approval, type ClientAnswer, type ClientCall, type ApprovalPlan } from '../core/approvals.js';
 import type { QuotaLimit } from '../core/quotas.js';
 import { argsDigest } from '../core/digest.js';
 import { ErrorCode, PlangateError, QuotaExceededError, toError } from '../core/errors.js';
@@ -20,6 +20,7 @@ import { FAILURE_SHOWN_TO_AGENTS, withoutPolicy } from '../core/failopen.js';
 import type { Decision, PolicyInput } from '../core/types.js';
 import type { ApprovalAuditEvent } from '../audit/approvals.js';
 import type { ApprovalQuery, ApprovalStore } from '../facts/approvals.js';
+import type { MessageStore } from '../facts/port.js';
 import { isoTime } from './iso.js';
 import type { QuotaCheck } from './quotas.js';
 
@@ -161,6 +162,8 @@ export interface ApproverPrincipal {
 export interface ApprovalDesk {
   list(query?: ApprovalQuery): Promise<Approval[]>;
   get(id: string): Promise<Approval>;
+  /** The plan that counted for a request, with its text (null when none did; `pruned` once retention removed it). */
+  planOf(a: Approval): Promise<ApprovalPlan | null>;
   /** Grants a pending request; `forbidden` unless the principal may approve it (policy: approver_allowed). */
   approve(id: string, by: ApproverPrincipal): Promise<Approval>;
   /** Denies a pending request, with a reason. */
@@ -184,7 +187,7 @@ export interface ApprovalDesk {
  * await createApprovalDesk({ store, evaluator, clock, audit }).approve(id, { role: 'approver', name: 'ops-alice' });
  */
 export function createApprovalDesk(o: {
-  store: ApprovalStore;
+  store: ApprovalStore & Pick<MessageStore, 'getMessage'>;
   evaluator: () => { approverAllowed?(input: { principal: ApproverPrincipal; request: { approvers: Approval['approvers'] } }): boolean };
   clock: () => number;
   audit: (event: ApprovalAuditEvent) => Promise<void>;
@@ -219,6 +222,12 @@ export function createApprovalDesk(o: {
   return {
     list: (query) => o.store.listApprovals(query),
     get,
+    async planOf(a) {
+      if (a.planId === null) return null;
+      const m = await o.store.getMessage(a.planId);
+      if (!m) return { id: a.planId, pruned: true };
+      return { id: m.id, pruned: false, thread: m.thread, author: m.author, authorKind: m.authorKind, kind: m.kind, at: m.at, ...(m.runId !== undefined ? { runId: m.runId } : {}), body: m.body };
+    },
     approve: (id, by) => answer(id, by, 'granted'),
     deny: (id, by, reason) => answer(id, by, 'denied', reason),
     async answerAtClient(id, call, reply) {

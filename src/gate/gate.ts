@@ -28,7 +28,7 @@ import type { ApprovalStore } from '../facts/approvals.js';
 import type { DecisionObserver, DecisionWatch } from './observe.js';
 
 /** The store methods the gate uses. */
-export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage'> & HoldStore & RunStore & DelegationStore & QuotaStore & ApprovalStore & Partial<SnapshotReads> & Partial<StoreProbe>;
+export type GateStore = Pick<OrgStore, 'lineage'> & Pick<MessageStore, 'candidates' | 'postMessage' | 'getMessage'> & HoldStore & RunStore & DelegationStore & QuotaStore & ApprovalStore & Partial<SnapshotReads> & Partial<StoreProbe>;
 
 export interface GateOptions {
   /** The compiled policy with its rules; read once per decision, so a swap never mixes rule sets. */

@@ -50,9 +50,26 @@ describe('plangate approvals', () => {
     expect(JSON.parse((await cli(MERGE({ pr: 13 }), env)).out).code).toBe('approval_required:github.merge_pull_request:denied');
     expect((await cli(['approvals', 'show', 'nope'], env)).status).not.toBe(0);
     expect((await cli(['approvals', 'list', '--status', 'denied', '--json'], env)).out).toContain('wrong PR');
+    expect(shown.out).toContain('plan       none (no plan was required)');
 
     const audit = existsSync(join(dir, 'audit.jsonl')) ? readFileSync(join(dir, 'audit.jsonl'), 'utf8') : '';
     expect(audit).toContain('"type":"ApprovalGranted"');
     expect(audit).toContain('"type":"ApprovalDenied"');
+  });
+
+  it('show prints the text of the plan that counted, line by line, control characters escaped', async () => {
+    const { env } = workspace();
+    const said = await cli(['say', 'merge PR 12 once CI is green\nthen tell #ops\u001b[2J', '--thread', 'agent:0xWORKER', '--as', '0xWORKER', '--kind', 'plan'], env);
+    expect(said.status).toBe(0);
+    const refused = await cli(['decide', '--agent', '0xWORKER', '--tool', 'github.merge_pull_request', '--args', '{"pr":12}'], env);
+    expect(refused.status).toBe(3);
+    const id = JSON.parse(refused.out).approval.request as string;
+    const shown = await cli(['approvals', 'show', id], env);
+    expect(shown.out).toMatch(/plan {7}\d+ by 0xWORKER in agent:0xWORKER at /);
+    expect(shown.out).toContain('\n    merge PR 12 once CI is green\n    then tell #ops\\u001b[2J\n');
+    expect(shown.out).not.toContain('\u001b');
+    const json = JSON.parse((await cli(['approvals', 'show', id, '--json'], env)).out);
+    expect(json.plan).toMatchObject({ pruned: false, author: '0xWORKER', body: 'merge PR 12 once CI is green\nthen tell #ops\u001b[2J' });
+    expect(json.approval.planId).toBe(json.plan.id);
   });
 });

@@ -3,13 +3,16 @@
  * against a real plangate over loopback: an approver signs in, a call that
  * needs approval appears live (its arguments, which the agent wrote, shown
  * as text, never as markup), is approved and goes through once; another is
- * denied with a reason and stays refused; the plan that counted is named.
+ * denied with a reason and stays refused; the plan that counted is named
+ * and its text shown, as text (the agent wrote it: its markup is never run).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenSet } from '../../src/adapters/http/auth.js';
+import { DEFAULT_RETENTION } from '../../src/facts/retention.js';
+import { pruneOnce } from '../../src/main/retention.js';
 import { call, TOKEN_ENTRIES, TOKENS, type Served } from '../http/support.js';
 import { browserStatus, consoleWorld, MISSING, screenshot, signIn as signInAt, type Browser } from './browser.js';
 
@@ -122,8 +125,9 @@ describe.runIf(browser === 'yes')('the Approvals page in a browser', () => {
     await page.close();
   });
 
-  it('names the plan that counted and the run; a reviewer not named by the rule is told it may not answer', async () => {
-    const plan = await call(s.url, 'POST', '/v1/say', { token: TOKENS.worker, json: { thread: 'agent:0xWORKER', kind: 'plan', body: 'Merge PR 5 after CI is green.' } });
+  it('shows the plan that counted, as text; a reviewer not named by the rule is told it may not answer', async () => {
+    const body = 'Merge PR 5 after CI is green.\n<img src=x onerror="window.__planPwned=1"><script>window.__planPwned=2</script>\nthen tell a\u202Egnp.exe';
+    const plan = await call(s.url, 'POST', '/v1/say', { token: TOKENS.worker, json: { thread: 'agent:0xWORKER', kind: 'plan', body } });
     expect(plan.status, plan.text).toBeLessThan(300);
     const refused = await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: MERGE, arguments: { pr: 5 } } });
     expect(refused.json.code).toBe(`approval_required:${MERGE}:pending`);
@@ -137,9 +141,36 @@ describe.runIf(browser === 'yes')('the Approvals page in a browser', () => {
     await card.waitFor();
     expect(await card.innerText()).toContain(`plan ${planId}`);
     expect(await card.innerText()).toContain('0xWORKER');
+    // The plan's text, as the agent wrote it, shown as text: its markup is not run, its invisible character spelled out.
+    const shown = card.getByTestId('plan');
+    await shown.waitFor();
+    expect(await shown.innerText()).toBe(body.replace('\u202E', '⟨U+202E⟩'));
+    expect(await card.locator('img, script').count()).toBe(0);
+    expect(await page.evaluate('window.__planPwned')).toBeUndefined();
+    expect(await card.innerText()).toContain('The plan that counted, by 0xWORKER in agent:0xWORKER');
     await card.getByRole('button', { name: 'Approve' }).click();
     await card.getByRole('alert').filter({ hasText: 'may not answer approval' }).waitFor();
     expect((await call(s.url, 'GET', `/v1/approvals/${id}`, { token: TOKENS.operator })).json.approval.status).toBe('pending');
+    await page.close();
+  });
+
+  it('a plan pruned by retention shows as pruned, the request still answerable', async () => {
+    await call(s.url, 'POST', '/v1/say', { token: TOKENS.worker, json: { thread: 'agent:0xWORKER', kind: 'plan', body: 'Merge PR 6 after CI.' } });
+    const id = (await call(s.url, 'POST', '/mcp/call', { token: TOKENS.worker, json: { name: MERGE, arguments: { pr: 6 } } })).json.approval.request as string;
+    const planId = (await call(s.url, 'GET', `/v1/approvals/${id}`, { token: TOKENS.operator })).json.approval.planId as string;
+    // Forty days on by the prune's clock, the messages are past their retention; the pending request stays.
+    expect((await pruneOnce(s.pg, DEFAULT_RETENTION, { now: Date.now() + 40 * 24 * 60 * 60 * 1000 })).messages).toBeGreaterThanOrEqual(1);
+
+    const page = await b.newPage();
+    await signIn(page, APPROVER);
+    const card = page.locator(`li.approval[data-approval="${id}"]`);
+    await card.waitFor();
+    const pruned = card.getByTestId('plan-pruned');
+    await pruned.waitFor();
+    expect(await pruned.innerText()).toBe(`Plan ${planId} was pruned by retention: its text is no longer kept.`);
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.waitFor({ state: 'detached' });
+    expect(b.problems).toEqual([]);
     await page.close();
   });
 });

@@ -32,6 +32,22 @@ export function approvalsContract(store: () => Store): void {
       expect(await store().approvalsOf('OTHER', 'github.merge', D)).toEqual([]);
     });
 
+    it('keeps the arguments as recorded: neither the caller’s object nor a read changes them', async () => {
+      const args = { pr: 1, nested: { a: [1, 'x'] as unknown[] } };
+      await store().requestApproval(request('A1', { args }));
+      args.nested.a.push('later');
+      const [read] = await store().approvalsOf('W', 'github.merge', D);
+      expect(read?.args).toEqual({ pr: 1, nested: { a: [1, 'x'] } });
+      // A reader that tries to change what it read (the memory store shares a frozen copy: the change throws) changes nothing.
+      try {
+        ((read?.args['nested'] as { a: unknown[] }).a).push('mine');
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+      }
+      expect((await store().getApproval('A1'))?.args).toEqual({ pr: 1, nested: { a: [1, 'x'] } });
+      expect((await store().listApprovals())[0]?.args).toEqual({ pr: 1, nested: { a: [1, 'x'] } });
+    });
+
     it('joins a pending request of the same call (seat, tool, run, digest) instead of recording another', async () => {
       await store().requestApproval(request('A1'));
       const joined = await store().requestApproval(request('A2', { requestedAt: 2000 }));

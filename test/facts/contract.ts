@@ -665,6 +665,19 @@ export function storeContract(name: string, makeStore: MakeStore): void {
       }, PROPERTY_TIMEOUT_MS);
     });
 
+    describe('getMessage', () => {
+      it('reads one message by id, with its body; an unknown or malformed id is none', async () => {
+        const plan = await post({ at: 100, body: 'merge #12 after <b>review</b>', runId: 'r1' });
+        const note = await post({ at: 200, body: 'a note', kind: 'note', authorKind: 'human', author: 'boss', thread: 'org' });
+        expect(await store.getMessage(plan.id)).toEqual(plan);
+        expect(await store.getMessage(note.id)).toEqual(note);
+        const unknown = String(Number(note.id) + 1000);
+        for (const id of [unknown, '0', `0${plan.id}`, '-1', '1e3', ' 1', 'x', '', '99999999999999999999']) {
+          expect(await store.getMessage(id), id).toBeUndefined();
+        }
+      });
+    });
+
     describe('listThread', () => {
       it('lists a thread newest first, with bodies, up to the limit', async () => {
         await post({ at: 100, body: 'one' });

@@ -7,7 +7,16 @@ import type { Approval } from '../../core/approvals.js';
 import { SeatTimes } from './quotas.js';
 import { answered, checkAnswer, checkApprovalQuery, checkNewApproval, MAX_APPROVAL_RECORDS, sameCall, unknownApproval, type ApprovalStore } from '../approvals.js';
 
-const copy = (a: Approval): Approval => ({ ...a, args: structuredClone(a.args), approvers: { roles: [...a.approvers.roles], names: [...a.approvers.names] } });
+/** A stored request's arguments never change: kept as a frozen copy, they are shared by every read instead of cloned for each. */
+function frozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) frozen(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+const copy = (a: Approval): Approval => ({ ...a, approvers: { roles: [...a.approvers.roles], names: [...a.approvers.names] } });
 
 /** The approvals half of a memory store. `assertOpen` throws once the store is closed. */
 export function createMemoryApprovals(assertOpen: () => void): ApprovalStore & { approvalTimes: SeatTimes } {
@@ -32,7 +41,7 @@ export function createMemoryApprovals(assertOpen: () => void): ApprovalStore & {
       const pending = list.find((x) => x.status === 'pending' && sameCall(x, a));
       if (pending) return { approval: copy(pending), created: false };
       if (byId.has(a.id)) throw new Error(`approval ${a.id} already exists`);
-      const stored = { ...a, args: structuredClone(a.args) };
+      const stored = { ...a, args: frozen(structuredClone(a.args)) };
       byId.set(a.id, stored);
       list.push(stored);
       byCall.set(key(a.seat, a.tool, a.digest), list);

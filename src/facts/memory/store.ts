@@ -11,7 +11,7 @@ import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { Lineage, MessageFact, NewMessage, StoredMessage } from '../../core/types.js';
 import type { CandidateQuery, DecisionFacts, DecisionFactsQuery, Store } from '../port.js';
 import { threadsToFetch } from '../../core/threads.js';
-import { checkCandidateQuery, checkDecisionFactsQuery, checkListThread, checkNewMessage } from '../validate.js';
+import { checkCandidateQuery, checkDecisionFactsQuery, checkListThread, checkNewMessage, messageRowId } from '../validate.js';
 import { createMemoryHolds } from './holds.js';
 import { createMemoryOrg } from './org.js';
 import { copy, entry, factsOf, insertSorted, newest, newestOne, type Row, type Sorted } from './rows.js';
@@ -48,6 +48,8 @@ export function createMemoryStore(): Store {
   let nextId = 1;
   /** thread → all messages. */
   const byThread = new Map<string, Sorted>();
+  /** id → message: ids are 1, 2, 3…, so a dense array. */
+  const byId: Row[] = [];
   /** author → messages written as an agent, any thread. */
   const byAgentAuthor = new Map<string, Sorted>();
   /** author → thread → `plan` messages written as an agent. */
@@ -91,6 +93,7 @@ export function createMemoryStore(): Store {
       id: String(seq), seq,
     };
     if (m.runId !== undefined) row.runId = name(m.runId);
+    byId[seq] = row;
     insertSorted(entry(byThread, row.thread, () => []), row);
     if (row.authorKind === 'agent') {
       insertSorted(entry(byAgentAuthor, row.author, () => []), row);
@@ -255,6 +258,13 @@ export function createMemoryStore(): Store {
       open();
       checkListThread(thread, limit);
       return newest(byThread.get(thread), Infinity, limit).map(copy);
+    },
+
+    async getMessage(id: string): Promise<StoredMessage | undefined> {
+      open();
+      const seq = messageRowId(id);
+      const row = seq === undefined ? undefined : byId[seq];
+      return row === undefined ? undefined : copy(row);
     },
 
     async close(): Promise<void> {

@@ -45,6 +45,7 @@ export const SQL = {
     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
   listThread: `SELECT id, thread, author, author_kind, kind, body, at, run_id FROM messages
     WHERE thread = $1 ORDER BY at DESC, id DESC LIMIT $2`,
+  getMessage: 'SELECT id, thread, author, author_kind, kind, body, at, run_id FROM messages WHERE id = $1',
 
   getCrew: 'SELECT id, parent FROM crews WHERE id = $1',
   listCrews: 'SELECT id, parent FROM crews ORDER BY id COLLATE "C"',

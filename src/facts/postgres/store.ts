@@ -26,6 +26,7 @@ import {
   checkNewMessage,
   dedupeNewestFirst,
   MAX_CREW_DEPTH,
+  messageRowId,
 } from '../validate.js';
 import { toFact, toHold, toMessage, toRun, type FactRow, type HoldRow, type MessageRow, type RunRow } from '../rows.js';
 import { createPostgresHolds } from './holds.js';
@@ -228,6 +229,14 @@ function postgresStoreOn(pool: pg.Pool, where: string, url: string): PostgresSto
         checkListThread(thread, limit);
         const { rows } = await pool.query<MessageRow>(SQL.listThread, [thread, limit]);
         return rows.map(toMessage);
+      }),
+
+    getMessage: (id) =>
+      run('getMessage', async () => {
+        const rowId = messageRowId(id);
+        if (rowId === undefined) return undefined;
+        const { rows } = await pool.query<MessageRow>(SQL.getMessage, [rowId]);
+        return rows[0] === undefined ? undefined : toMessage(rows[0]);
       }),
 
     /** The health probe (core/store-failures.ts): SELECT 1 on a fresh connection, not one of the pool's. */

@@ -169,6 +169,7 @@ export const SQL = {
   listThread: `SELECT id, thread, author, author_kind, kind, body, at, run_id FROM messages
     WHERE thread = ?
     ORDER BY at DESC, id DESC LIMIT ?`,
+  getMessage: 'SELECT id, thread, author, author_kind, kind, body, at, run_id FROM messages WHERE id = ?',
 
   // org
   getCrew: 'SELECT id, parent FROM crews WHERE id = ?',

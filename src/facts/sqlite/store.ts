@@ -20,6 +20,7 @@ import {
   checkListThread,
   checkNewMessage,
   MAX_CREW_DEPTH,
+  messageRowId,
 } from '../validate.js';
 import { createSqliteHolds } from './holds.js';
 import { factsOf, type FactTuple } from './rows.js';
@@ -64,6 +65,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
       SQL.insertMessage,
     ),
     listThread: db.prepare<[string, number], MessageRow>(SQL.listThread),
+    getMessage: db.prepare<[number], MessageRow>(SQL.getMessage),
     getCrew: db.prepare<[string], Crew>(SQL.getCrew),
     listCrews: db.prepare<[], Crew>(SQL.listCrews),
     upsertCrew: db.prepare<[string, string | null]>(SQL.upsertCrew),
@@ -267,6 +269,14 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
       return guard('listThread', () => {
         checkListThread(thread, limit);
         return st.listThread.all(thread, limit).map(toMessage);
+      });
+    },
+
+    async getMessage(id: string): Promise<StoredMessage | undefined> {
+      return guard('getMessage', () => {
+        const rowId = messageRowId(id);
+        const row = rowId === undefined ? undefined : st.getMessage.get(rowId);
+        return row === undefined ? undefined : toMessage(row);
       });
     },
 

@@ -4,7 +4,7 @@
  * operator (an operator may answer any request), under `--by`.
  */
 import type { Command } from 'commander';
-import type { Approval, ApprovalStatus } from '../../../core/approvals.js';
+import type { Approval, ApprovalPlan, ApprovalStatus } from '../../../core/approvals.js';
 import { EXIT } from '../exit.js';
 import { printable } from '../printable.js';
 import { json } from '../io.js';
@@ -23,14 +23,25 @@ export function approvalLine(a: Approval): string {
   return printable(`approval ${a.id}  ${a.status}  ${a.seat}  ${a.tool}  run ${a.runId ?? '-'}  plan ${a.planId ?? '-'}  asked ${at(a.requestedAt)}${answered}${used}`);
 }
 
-/** A request in full: the exact call with its arguments pretty-printed, for the approver to read. */
-export function approvalText(a: Approval): string {
+/** The plan that counted, for the approver to read: its text line by line (invisible characters spelled out), or that it was pruned. */
+function planLines(plan: ApprovalPlan | null): string[] {
+  if (plan === null) return ['  plan       none (no plan was required)'];
+  if (plan.pruned) return [`  plan       ${printable(plan.id)}: pruned by retention, its text is no longer kept`];
+  return [
+    printable(`  plan       ${plan.id} by ${plan.author} in ${plan.thread} at ${at(plan.at)}${plan.runId !== undefined ? ` (run ${plan.runId})` : ''}`),
+    ...plan.body.split('\n').map((l) => `    ${printable(l)}`),
+  ];
+}
+
+/** A request in full: the exact call with its arguments pretty-printed and the plan that counted, for the approver to read. */
+export function approvalText(a: Approval, plan: ApprovalPlan | null = null): string {
   const lines = [
     approvalLine(a),
     `  digest     sha256:${a.digest}`,
     `  window     ${a.windowMin} minutes once granted${a.expiresAt !== null ? ` (until ${at(a.expiresAt)})` : ''}`,
     `  approvers  ${[...a.approvers.roles.map((r) => `role ${r}`), ...a.approvers.names].join(', ') || 'operators only'}`,
     ...(a.reason !== null ? [`  reason     ${printable(a.reason)}`] : []),
+    ...planLines(plan),
     '  arguments',
     ...JSON.stringify(a.args, null, 2).split('\n').map((l) => `    ${printable(l)}`),
   ];
@@ -65,13 +76,14 @@ export function registerApprovals(program: Command, { io, wrap }: CommandContext
 
   approvals
     .command('show')
-    .description('one request: the exact call, its arguments, who may approve')
+    .description('one request: the exact call, its arguments, the plan that counted, who may approve')
     .argument('<id>', 'the request\'s id')
     .option('--json', 'print as JSON')
     .action(wrap(async (id: string, opts: { json?: boolean }, cmd: Command) =>
       withPlangate(cmd, io, async (pg) => {
         const a = await pg.gate.approvals.get(id);
-        io.out(opts.json ? json(a) : approvalText(a));
+        const plan = await pg.gate.approvals.planOf(a);
+        io.out(opts.json ? json({ approval: a, plan }) : approvalText(a, plan));
         return EXIT.ok;
       })));
 

@@ -29,6 +29,15 @@ export interface ApprovalEntry {
   usedAt: number | null;
 }
 
+/**
+ * The plan that counted for a request (`GET /v1/approvals/:id` answers it
+ * as `plan`, null when none did): its text as the agent wrote it, or
+ * `pruned` once retention removed it.
+ */
+export type ApprovalPlanView =
+  | { id: string; pruned: false; thread: string; author: string; authorKind: 'agent' | 'human'; kind: string; at: number; runId?: string; body: string }
+  | { id: string; pruned: true };
+
 /** The queue: the pending requests (newest first, at most `limit`) and the newest answered ones. */
 export interface ApprovalsQueue {
   pending: ApprovalEntry[];

@@ -8,7 +8,7 @@
  *   GET  /v1/approvals              operator, approver, reviewer  the requests, newest first (?status=pending|granted|denied|used; ?agent=; ?limit=)
  *   GET  /v1/approvals/queue        operator, approver, reviewer  the pending requests and the newest answered ones (the console's view)
  *   GET  /v1/approvals/queue/events operator, approver, reviewer  `event: approvals` with that view at once and on every change
- *   GET  /v1/approvals/:id          operator, approver, reviewer  one request, with the call's arguments
+ *   GET  /v1/approvals/:id          operator, approver, reviewer  one request, with the call's arguments and the text of the plan that counted
  *   POST /v1/approvals/:id/approve  operator, approver, reviewer  grant it (403 not_approver; 409 when no longer pending)
  *   POST /v1/approvals/:id/deny     operator, approver, reviewer  deny it with { reason }
  */
@@ -109,7 +109,8 @@ export function registerApprovalRoutes(router: Router, deps: HttpDeps): void {
     roles: ANSWERING,
     body: 'none',
     async handle(ctx) {
-      return { body: { approval: await deps.gate.approvals.get(ctx.params['id'] as string) } };
+      const approval = await deps.gate.approvals.get(ctx.params['id'] as string);
+      return { body: { approval, plan: await deps.gate.approvals.planOf(approval) } };
     },
   });
 

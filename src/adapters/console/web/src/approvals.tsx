@@ -1,13 +1,14 @@
 /**
  * Approvals, live: the requests for a person's yes to one exact call, newest
  * first, each with the call (tool, seat, run, the plan that counted and its
- * arguments pretty-printed), and approve, or deny with a reason. The queue
- * arrives over the approvals event stream, without a reload. The arguments
- * are the agent's: they are shown as text (never as markup), with invisible
- * characters spelled out.
+ * arguments pretty-printed, and the text of that plan), and approve, or deny
+ * with a reason. The queue arrives over the approvals event stream, without a
+ * reload; each card reads its plan's text once (GET /v1/approvals/:id). The
+ * arguments and the plan are the agent's: they are shown as text (never as
+ * markup), with invisible characters spelled out.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { ApprovalEntry, ApprovalsQueue } from '../../../http/routes/approvals-queue.js';
+import type { ApprovalEntry, ApprovalPlanView, ApprovalsQueue } from '../../../http/routes/approvals-queue.js';
 import { get, post, seg } from './api.js';
 import { breakable, bytes, visible } from './format.js';
 import { follow, type StreamState } from './stream.js';
@@ -99,6 +100,30 @@ function Arguments({ a }: { a: ApprovalEntry }) {
   return <pre class="args" aria-label="Arguments" data-testid="args">{visible(JSON.stringify(args, null, 2))}</pre>;
 }
 
+/** The plan that counted, read once per request: the agent's text as text, or that retention pruned it. */
+function PlanText({ a }: { a: ApprovalEntry }) {
+  const [plan, setPlan] = useState<ApprovalPlanView | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    if (a.planId === null) return undefined;
+    let shown = true;
+    get<{ plan: ApprovalPlanView | null }>(`/v1/approvals/${seg(a.id)}`)
+      .then((r) => shown && setPlan(r.plan), (err: unknown) => shown && setError(err));
+    return () => { shown = false; };
+  }, [a.id, a.planId]);
+  if (a.planId === null) return null;
+  if (plan === undefined) return <div class="plan">{error ? <Problem error={error} /> : <Busy label="Reading the plan" />}</div>;
+  if (plan === null || plan.pruned) {
+    return <p class="plan muted" data-testid="plan-pruned">Plan <code>{visible(a.planId)}</code> was pruned by retention: its text is no longer kept.</p>;
+  }
+  return (
+    <div class="plan">
+      <p>The plan that counted, by <bdi>{visible(plan.author)}</bdi> in <code>{breakable(visible(plan.thread))}</code>, <Time iso={iso(plan.at)} />:</p>
+      <pre class="plan" aria-label="The plan that counted" data-testid="plan">{visible(plan.body)}</pre>
+    </div>
+  );
+}
+
 function ApprovalCard({ a }: { a: ApprovalEntry }) {
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
@@ -139,6 +164,7 @@ function ApprovalCard({ a }: { a: ApprovalEntry }) {
         <dt>Once approved</dt><dd>usable once, for {a.windowMin} minute{a.windowMin === 1 ? '' : 's'}</dd>
         <dt>Who may answer</dt><dd>{who.length > 0 ? who.join(', or ') : 'no one named by the rule'}, or an operator</dd>
       </dl>
+      <PlanText a={a} />
       <Arguments a={a} />
       <form class="reply" onSubmit={deny}>
         <label for={`reason-${a.id}`}>Reason to deny</label>
