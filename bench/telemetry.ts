@@ -1,6 +1,6 @@
 /**
  * npm run bench:telemetry — what tracing costs a decision, in one process and
- * one run. Three variants of decide() on the memory store, timed in many
+ * one run. Four variants of decide() on the memory store, timed in many
  * short interleaved rounds (each round runs a slice of every variant, the
  * order rotating), so the machine's drift, other processes and the JIT hit
  * every variant alike:
@@ -10,6 +10,9 @@
  *   Node, its context manager, an OTLP exporter) with
  *   OTEL_TRACES_SAMPLER=parentbased_always_off, and no incoming trace: every
  *   decision is sampled out;
+ * - sdkIds: sampled out by the same sampler, in a tracer that makes its ids
+ *   with the SDK's own generator instead of plangate's (src/main/telemetry/
+ *   ids.ts): what that generator saves;
  * - sampledIn: every decision sampled, its three spans exported to memory
  *   (the SDK's own cost per decision, without a network), with the ids
  *   plangate's telemetry makes.
@@ -28,7 +31,9 @@
  * is moved by whichever variant a preemption lands in.
  */
 import os from 'node:os';
-import { AlwaysOnSampler, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler, AlwaysOnSampler, InMemorySpanExporter, ParentBasedSampler, RandomIdGenerator, SimpleSpanProcessor, TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { createMemoryAuditSink } from '../src/audit/memory.js';
 import type { Call } from '../src/core/types.js';
 import { Engine } from '../src/engine/policy.js';
@@ -95,9 +100,12 @@ async function main(): Promise<void> {
   const exported = new InMemorySpanExporter();
   const sampledIn = new TracerProvider({ sampler: new AlwaysOnSampler(), idGenerator: pooledIdGenerator(), spanProcessors: [new SimpleSpanProcessor({ exporter: exported })] });
 
+  const sdkIds = new TracerProvider({ sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }), idGenerator: new RandomIdGenerator() });
+
   const gates = {
     off: createGate({ engine, store, audit: createMemoryAuditSink() }),
     sampledOut: createGate({ engine, store, audit: createMemoryAuditSink(), observer: telemetry.observer }),
+    sdkIds: createGate({ engine, store, audit: createMemoryAuditSink(), observer: spanObserver(sdkIds.getTracer('plangate')) }),
     sampledIn: createGate({ engine, store, audit: createMemoryAuditSink(), observer: spanObserver(sampledIn.getTracer('plangate')) }),
   };
   const calls: Call[] = Array.from({ length: 64 }, (_, i) => ({ agent: `0xA${i}`, tool: i % 2 ? 'github.merge_pull_request' : 'fs.read_file', args: { path: `f${i}` } }));
@@ -105,14 +113,14 @@ async function main(): Promise<void> {
     if (i % 4096 === 0) exported.reset(); // keep the exported spans from piling up
     return gate.decide(calls[i % calls.length]!);
   };
-  const samples = await interleave(N, 4_000, ROUNDS, { off: op(gates.off), sampledOut: op(gates.sampledOut), sampledIn: op(gates.sampledIn) });
+  const samples = await interleave(N, 4_000, ROUNDS, { off: op(gates.off), sampledOut: op(gates.sampledOut), sdkIds: op(gates.sdkIds), sampledIn: op(gates.sampledIn) });
   await telemetry.release();
 
   const load = os.loadavg()[0]!.toFixed(2);
   console.log(`machine: ${os.cpus()[0]?.model} ×${os.cpus().length}, node ${process.version}, 1-minute load ${load}; n=${N} decisions each, ${ROUNDS} interleaved rounds of ${Math.ceil(N / ROUNDS)}`);
   const offRounds = roundMeans(samples.off);
   const offCpu = samples.off.roundCpuNs!;
-  const s = { off: summarize(samples.off), sampledOut: summarize(samples.sampledOut), sampledIn: summarize(samples.sampledIn) };
+  const s = { off: summarize(samples.off), sampledOut: summarize(samples.sampledOut), sdkIds: summarize(samples.sdkIds), sampledIn: summarize(samples.sampledIn) };
   console.log('variant        p50 µs   p99 µs   mean µs  CPU µs   mean/off  p50/off  CPU/off   wall/off, median of rounds [IQR] (95 % interval)');
   const verdict: Record<string, { wall: number; cpu: number }> = {};
   for (const k of Object.keys(s) as Array<keyof typeof s>) {
