@@ -31,6 +31,8 @@ export interface Samples {
   gc: GcTally;
   /** Process CPU time (user + system, all threads) during the loops, ns; NaN when not tracked. */
   cpuNs: number;
+  /** interleave() only: the process CPU time of each round's slice, ns. */
+  roundCpuNs?: number[];
 }
 
 export interface GcTally {
@@ -162,7 +164,7 @@ export async function interleave<K extends string>(
   const names = Object.keys(ops) as K[];
   for (const k of names) await run((i) => ops[k](i % n), 0, warmup);
   const out = {} as Record<K, Samples>;
-  for (const k of names) out[k] = { ns: new Float64Array(n), wallNs: 0, gc: emptyTally(), cpuNs: 0 };
+  for (const k of names) out[k] = { ns: new Float64Array(n), wallNs: 0, gc: emptyTally(), cpuNs: 0, roundCpuNs: [] };
   const size = Math.ceil(n / rounds);
   // One full collection before timing; none forced between rounds, so collections the work causes are in the figures.
   (globalThis as { gc?: () => void }).gc?.();
@@ -171,7 +173,9 @@ export async function interleave<K extends string>(
     const to = Math.min(n, from + size);
     for (let j = 0; j < names.length; j++) {
       const k = names[(r + j) % names.length] as K;
+      const cpu0 = out[k].cpuNs;
       await run(ops[k], from, to, out[k]);
+      out[k].roundCpuNs!.push(out[k].cpuNs - cpu0);
     }
   }
   return out;

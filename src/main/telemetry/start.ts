@@ -9,6 +9,7 @@
  */
 import { trace } from '@opentelemetry/api';
 import type { DecisionObserver } from '../../gate/observe.js';
+import { pooledIdGenerator } from './ids.js';
 import { spanObserver } from './observer.js';
 import { setTracing, sharedRegistries, telemetryConfigured, TRACER_NAME } from './state.js';
 
@@ -35,7 +36,11 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, version?: string): 
     const { NodeSDK } = await import('@opentelemetry/sdk-node');
     const metricReaders = await metricReadersFor(env);
     // No automatic instrumentations: plangate records its own spans, and only those.
-    const sdk = new NodeSDK({ serviceName: env['OTEL_SERVICE_NAME'] || 'plangate', instrumentations: [], ...(metricReaders.length ? { metricReaders } : {}) });
+    // Ids from a pool: the SDK makes two for every decision, sampled out or not (ids.ts).
+    const sdk = new NodeSDK({
+      serviceName: env['OTEL_SERVICE_NAME'] || 'plangate', instrumentations: [], idGenerator: pooledIdGenerator(),
+      ...(metricReaders.length ? { metricReaders } : {}),
+    });
     sdk.start();
     shared = { sdk, holders: 0 };
     setTracing(true);
