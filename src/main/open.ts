@@ -103,6 +103,11 @@ export interface OpenOptions extends Partial<Paths> {
    * `http(s)://` endpoint (also `PLANGATE_OPA_DECISION_LOG`). Off unless set.
    */
   opaDecisionLog?: string;
+  /**
+   * A private folder to cache checked rules in, for a process that starts
+   * per call (`plangate hook`; see rules-cache.ts). None by default.
+   */
+  rulesCache?: string;
 }
 
 /**
@@ -121,7 +126,10 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   const env = options.env ?? process.env;
   const paths = resolvePaths(options, env);
   const log = options.log ?? ((text: string) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`));
-  const runtime = await PolicyRuntime.start({ rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch) });
+  const runtime = await PolicyRuntime.start({
+    rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch),
+    ...(options.rulesCache !== undefined ? { rulesCache: options.rulesCache } : {}),
+  });
   const store = options.storeInstance ?? (await openStore(paths.store, { cacheSizeMiB: options.sqliteCacheMiB ?? cacheFromEnv(options.env ?? process.env) }));
   let audit: AuditSink;
   try {
