@@ -6,8 +6,9 @@
  *
  * An entry is the checked rules' data, filed under a key made of the rule
  * files' revision (the sha256 of their names and bytes), plangate's
- * package.json and the code of its rules pipeline (rules/ and core/): new
- * rules, a new plangate or an edited pipeline miss, and are checked afresh.
+ * package.json and its rules pipeline's modules (rules/ and core/; see
+ * {@link pipelineFingerprint}): new rules, a new plangate or a rebuilt
+ * pipeline miss, and are checked afresh.
  * Only a rule set with no problem is kept, so a bad one is always reported
  * with its file:line:col. An entry that cannot be read, parsed or matched
  * is a miss; writing one is best effort.
@@ -21,6 +22,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { RulesData } from '../core/types.js';
 import type { RulesCheck } from '../rules/load.js';
 import type { RawRuleFile } from '../rules/read.js';
@@ -72,22 +74,33 @@ export function withBareObjects(data: Record<string, unknown>, paths: readonly s
 
 let fingerprint: string | undefined;
 
-/** The sha256 of plangate's package.json and of the modules that turn rule files into data (read once per process). */
+/** The modules' files under `dir` (its subfolders too), as `relative name, size, mtime` lines, in name order. */
+function moduleStats(dir: string, prefix = ''): string[] {
+  const lines: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const name = `${prefix}${entry.name}`;
+    if (entry.isDirectory()) lines.push(...moduleStats(join(dir, entry.name), `${name}/`));
+    else if (/\.[jt]s$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+      const st = statSync(join(dir, entry.name));
+      lines.push(`${name}\0${st.size}\0${st.mtimeMs}`);
+    }
+  }
+  return lines.sort(compareText);
+}
+
+/**
+ * The fingerprint of the code that turns rule files into data: the sha256
+ * of plangate's package.json (its version and pinned dependencies, YAML's
+ * among them) and of the name, size and modification time of every module
+ * in rules/ and core/ (read once per process). Building or installing
+ * plangate writes those files anew; reading them whole would cost the
+ * process more than the stat does.
+ */
 export function pipelineFingerprint(): string {
   if (fingerprint !== undefined) return fingerprint;
   const hash = createHash('sha256');
   hash.update(readFileSync(new URL('../../package.json', import.meta.url)));
-  for (const folder of ['../rules/', '../core/']) {
-    const dir = new URL(folder, import.meta.url);
-    const names = readdirSync(dir, { recursive: true, encoding: 'utf8' })
-      .filter((n) => /\.[jt]s$/.test(n) && !n.endsWith('.d.ts'))
-      .sort(compareText);
-    for (const name of names) {
-      const bytes = readFileSync(new URL(name, dir));
-      hash.update(`${folder}${name}\0${bytes.byteLength}\0`);
-      hash.update(bytes);
-    }
-  }
+  for (const folder of ['../rules/', '../core/']) hash.update(`${folder}\n${moduleStats(fileURLToPath(new URL(folder, import.meta.url))).join('\n')}\n`);
   fingerprint = hash.digest('hex');
   return fingerprint;
 }
