@@ -14,7 +14,6 @@ import { createJsonlAuditSink } from '../audit/jsonl.js';
 import type { Decision, PolicyInput } from '../core/types.js';
 import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
-import { createMemoryStore } from '../facts/memory/store.js';
 import type { HoldWatch } from '../facts/postgres/listen.js';
 import type { PostgresStore } from '../facts/postgres/store.js';
 import type { SqliteStoreOptions } from '../facts/sqlite/store.js';
@@ -261,7 +260,8 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
 export async function openStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
   switch (storeKind(path)) {
     case 'memory':
-      return createMemoryStore();
+      // Each store's modules load only for a store of its kind (a hook process opens one SQLite file).
+      return (await import('../facts/memory/store.js')).createMemoryStore();
     case 'postgres': {
       // PostgreSQL's driver is loaded only for a store that needs it: a one-shot command (a hook) starts sooner.
       const { openPostgresStore } = await import('../facts/postgres/store.js');
