@@ -17,6 +17,13 @@
  * BENCH_HOOK_FORWARD_RUNS (default 200) the forwarder's, BENCH_HOOK_HTTP_RUNS
  * (default 4000) the requests.
  *
+ * The process forms run in turn (node, hook, node, hook, …), so that a
+ * machine whose load drifts slows each alike, and the hook's cost over
+ * Node's start is also given as the median of each pair's difference.
+ * BENCH_HOOK_COMPARE=<another built plangate checkout> times that
+ * checkout's forwarder and hook in the same turns, for a before/after in
+ * one run (against this checkout's service).
+ *
  * @example
  * npm run build && npm run bench:hook
  */
@@ -29,7 +36,6 @@ import { percentile, round } from './stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'plangate.js');
-const FORWARD = join(ROOT, 'bin', 'plangate-hook-forward');
 const RUNS = Number(process.env['BENCH_HOOK_RUNS'] ?? 40);
 const FORWARD_RUNS = Number(process.env['BENCH_HOOK_FORWARD_RUNS'] ?? 200);
 const HTTP_RUNS = Number(process.env['BENCH_HOOK_HTTP_RUNS'] ?? 4000);
@@ -48,17 +54,32 @@ const CALLS = [
   { stdin: payload('github.get_issue', { number: 1 }), ok: (out: string) => out.startsWith('{') && !out.includes('"deny"') },
 ];
 
-/** Wall times in ms of `n` runs of a command, with each payload in turn on stdin; checks each answer. */
-function timeProcess(n: number, command: string, args: string[], env: NodeJS.ProcessEnv, calls = CALLS): Float64Array {
-  const ms = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const call = calls[i % calls.length]!;
-    const t0 = process.hrtime.bigint();
-    const r = spawnSync(command, args, { input: call.stdin, encoding: 'utf8', env });
-    ms[i] = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (r.status !== 0 || !call.ok(r.stdout)) throw new Error(`${command} ${args.join(' ')} answered ${r.status}: ${r.stdout}${r.stderr}`);
-  }
-  return ms.sort();
+/** A process form: its command line, environment and the calls it is given (each in turn on stdin). */
+interface Form { command: string; args: string[]; env: NodeJS.ProcessEnv; calls?: typeof CALLS }
+
+/** Wall time in ms of one run of a form with its `i`-th call; checks the answer. */
+function runOnce(form: Form, i: number): number {
+  const calls = form.calls ?? CALLS;
+  const call = calls[i % calls.length]!;
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(form.command, form.args, { input: call.stdin, encoding: 'utf8', env: form.env });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0 || !call.ok(r.stdout)) throw new Error(`${form.command} ${form.args.join(' ')} answered ${r.status}: ${r.stdout}${r.stderr}`);
+  return ms;
+}
+
+/** Wall times in ms of `n` runs of each form, the forms in turn (A B C A B C …), unsorted (pairs line up). */
+function timeInTurn(n: number, forms: Form[]): Float64Array[] {
+  const out = forms.map(() => new Float64Array(n));
+  for (let i = 0; i < n; i++) forms.forEach((form, f) => { out[f]![i] = runOnce(form, i); });
+  return out;
+}
+
+const sorted = (ms: Float64Array): Float64Array => Float64Array.from(ms).sort();
+
+/** The median of the pairwise differences a[i] − b[i]. */
+function pairedMedian(a: Float64Array, b: Float64Array): number {
+  return percentile(sorted(a.map((v, i) => v - (b[i] as number))), 50);
 }
 
 /** Wall times in ms of `n` hook requests over one keep-alive connection, after a warm-up. */
@@ -115,19 +136,29 @@ async function main(): Promise<void> {
   const serve = await startServe({ PATH: process.env['PATH'], ...paths, PLANGATE_PORT: '0', PLANGATE_TOKENS: `agent:0xWORKER=${TOKEN}` });
   try {
     const viaHttp = await timeHttp(HTTP_RUNS, serve.url);
-    const forwarded = timeProcess(FORWARD_RUNS, 'sh', [FORWARD, 'claude-code'], { PATH: process.env['PATH'], PLANGATE_URL: serve.url, PLANGATE_TOKEN: TOKEN });
-    const node = timeProcess(RUNS, process.execPath, ['-e', '0'], process.env, [{ stdin: '', ok: () => true }]);
-    const hook = timeProcess(RUNS, process.execPath, [BIN, 'hook', '--agent', '0xWORKER', '--format', 'claude-code'], { ...process.env, ...paths });
+    const other = process.env['BENCH_HOOK_COMPARE'];
+    const roots = other ? [ROOT, other] : [ROOT];
+    const forwardEnv = { PATH: process.env['PATH'], PLANGATE_URL: serve.url, PLANGATE_TOKEN: TOKEN };
+    const forwarded = timeInTurn(FORWARD_RUNS, roots.map((root) => ({ command: 'sh', args: [join(root, 'bin', 'plangate-hook-forward'), 'claude-code'], env: forwardEnv })));
+    const hookArgs = ['hook', '--agent', '0xWORKER', '--format', 'claude-code'];
+    const [node, ...hooks] = timeInTurn(RUNS, [
+      { command: process.execPath, args: ['-e', '0'], env: process.env, calls: [{ stdin: '', ok: () => true }] },
+      ...roots.map((root) => ({ command: process.execPath, args: [join(root, 'bin', 'plangate.js'), ...hookArgs], env: { ...process.env, ...paths } })),
+    ]) as [Float64Array, ...Float64Array[]];
+    const label = (name: string, i: number) => (other ? `${name}${i === 0 ? '' : ' (compared)'}` : name);
     const lines = [
       `${'per tool call, ms'.padEnd(46)}${'runs'.padStart(6)}${'p50'.padStart(8)}${'p90'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}`,
       row('POST /v1/hooks/claude-code (keep-alive)', viaHttp),
-      row('plangate-hook-forward claude-code (sh + curl)', forwarded),
-      row('node -e 0 (Node starting)', node),
-      row('plangate hook --format claude-code', hook),
+      ...forwarded.map((ms, i) => row(label('plangate-hook-forward claude-code', i), sorted(ms))),
+      row('node -e 0 (Node starting)', sorted(node)),
+      ...hooks.map((ms, i) => row(label('plangate hook --format claude-code', i), sorted(ms))),
       '',
       `POST /v1/hooks p99 ${round(percentile(viaHttp, 99), 2)} ms (target ≤ 5): ${percentile(viaHttp, 99) <= 5 ? 'met' : 'MISSED'}`,
-      `forwarder p99 ${round(percentile(forwarded, 99), 1)} ms (target ≤ 30): ${percentile(forwarded, 99) <= 30 ? 'met' : 'MISSED'}`,
-      `plangate hook p50 − node p50 = ${round(percentile(hook, 50) - percentile(node, 50), 1)} ms (target ≤ 60): ${percentile(hook, 50) - percentile(node, 50) <= 60 ? 'met' : 'MISSED'}`,
+      ...forwarded.map((ms, i) => `${label('forwarder', i)} p99 ${round(percentile(sorted(ms), 99), 1)} ms (target ≤ 30): ${percentile(sorted(ms), 99) <= 30 ? 'met' : 'MISSED'}`),
+      ...hooks.map((ms, i) => {
+        const over = percentile(sorted(ms), 50) - percentile(sorted(node), 50);
+        return `${label('plangate hook', i)} p50 − node p50 = ${round(over, 1)} ms, median of the paired differences ${round(pairedMedian(ms, node), 1)} ms (target ≤ 60): ${over <= 60 ? 'met' : 'MISSED'}`;
+      }),
       `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, load ${os.loadavg().map((l) => round(l, 2)).join(' ')}, Node ${process.version}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);

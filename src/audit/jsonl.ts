@@ -27,7 +27,6 @@ import { closeSync, fdatasync, fstatSync, fsyncSync, mkdirSync, openSync, readSy
 import { dirname, resolve } from 'node:path';
 import type { AuditEvent, AuditSink, AuditSinkState } from './port.js';
 import { toAuditRecord } from './record.js';
-import { queryJsonlAudit } from './jsonl-reader.js';
 import type { AuditQuery, AuditReader } from './port.js';
 
 /** The longest wait between two attempts to reopen a failed sink. */
@@ -200,7 +199,8 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
 
   return {
     path: file,
-    query: (query?: AuditQuery) => queryJsonlAudit(file, query),
+    // The reader loads when the log is read: a process that only appends (a hook) never loads it.
+    query: async (query?: AuditQuery) => (await import('./jsonl-reader.js')).queryJsonlAudit(file, query),
 
     record(event: AuditEvent): Promise<void> {
       if (closed) return Promise.reject(new Error(`audit log ${file} is closed`));

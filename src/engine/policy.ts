@@ -4,7 +4,7 @@
  * The decision itself lives in Rego; this module only moves JSON in and out.
  */
 import { readFile } from 'node:fs/promises';
-import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
+import * as sdk from '@open-policy-agent/opa-wasm';
 import { ErrorCode, PlangateError, toError } from '../core/errors.js';
 import { withIndexes } from '../core/rules-index.js';
 import { rawEvaluator, type RawEvaluate } from './abi.js';
@@ -25,6 +25,14 @@ import type {
   QuotaVerdict,
   RulesData,
 } from '../core/types.js';
+
+type LoadedPolicy = sdk.LoadedPolicy;
+
+/**
+ * The SDK's synchronous loader. Its ESM entry (src/index.mjs) exports it on
+ * the default object only, while its typings declare it a named export.
+ */
+const loadPolicySync = (sdk as unknown as { default: { loadPolicySync: typeof sdk.loadPolicySync } }).default.loadPolicySync;
 
 /** The committed, prebuilt policy. */
 export const DEFAULT_WASM_URL = new URL('../../policies/build/policy.wasm', import.meta.url);
@@ -103,10 +111,14 @@ export class Engine implements Evaluator {
     /** Linear memory in 64 KiB pages (default 80 to start, 4096 at most); it grows as evaluations need. */
     memory?: { initial: number; maximum: number };
   }): Promise<Engine> {
-    const bytes = await readWasm(options.wasm ?? DEFAULT_WASM_URL);
+    const source = await readWasm(options.wasm ?? DEFAULT_WASM_URL);
     let policy: LoadedPolicy;
     try {
-      policy = await loadPolicy(bytes, options.memory ?? MEMORY);
+      // Compiled off the main thread, then instantiated synchronously: the SDK's asynchronous
+      // loadPolicy asks `instanceof Response`, which loads Node's fetch implementation (undici),
+      // about 20 ms of a hook process's start for a class plangate never passes.
+      const module = source instanceof Uint8Array ? await webAssembly().compile(source) : source;
+      policy = loadPolicySync(module as Parameters<typeof loadPolicySync>[0], options.memory ?? MEMORY);
     } catch (thrown) {
       throw new PlangateError(ErrorCode.PolicyUnavailable, `policy.wasm cannot be loaded: ${toError(thrown).message}`, [], { cause: thrown });
     }
@@ -206,7 +218,12 @@ export class Engine implements Evaluator {
   }
 }
 
-async function readWasm(source: Uint8Array | URL | string | CompiledPolicy): Promise<Parameters<typeof loadPolicy>[0]> {
+/** The WebAssembly namespace (the Node 20 typings do not declare it). */
+function webAssembly(): { compile(bytes: Uint8Array): Promise<CompiledPolicy> } {
+  return (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledPolicy> } }).WebAssembly;
+}
+
+async function readWasm(source: Uint8Array | URL | string | CompiledPolicy): Promise<Uint8Array | CompiledPolicy> {
   if (source instanceof Uint8Array) return source;
   if (typeof source !== 'string' && !(source instanceof URL)) return source; // already compiled
   try {

@@ -7,9 +7,9 @@ import path from 'node:path';
 import { ErrorCode, PlangateError, toError, type Problem } from '../core/errors.js';
 import type { RulesData } from '../core/types.js';
 import { readPolicy, type PolicyBytes } from '../engine/source.js';
-import { checkRules } from '../rules/load.js';
 import { readRuleDir } from '../rules/read.js';
 import { applyWorkspaceEnv, effectiveRevision, readWorkspaceEnv } from './env.js';
+import { checkRuleFiles } from './rules-cache.js';
 
 /** Everything a load reads, validated; `problems` is empty when it can be put in force. */
 export interface LoadInputs {
@@ -36,7 +36,13 @@ export interface LoadInputs {
  * const inputs = await readLoadInputs({ rulesDir: 'rules', policy: 'policies/build/policy.wasm', env: process.env });
  * inputs.problems.map(formatProblem) // [] when all is well
  */
-export async function readLoadInputs(options: { rulesDir: string; policy: string; env: NodeJS.ProcessEnv }): Promise<LoadInputs> {
+export async function readLoadInputs(options: {
+  rulesDir: string;
+  policy: string;
+  env: NodeJS.ProcessEnv;
+  /** A private folder to cache checked rules in (see rules-cache.ts), for processes that start per call. */
+  rulesCache?: string;
+}): Promise<LoadInputs> {
   const rulesDir = path.resolve(options.rulesDir);
   const problems: Problem[] = [];
   let code: ErrorCode | undefined;
@@ -47,7 +53,7 @@ export async function readLoadInputs(options: { rulesDir: string; policy: string
   const envPin = readWorkspaceEnv(options.env);
   try {
     const read = await readRuleDir(rulesDir);
-    const check = checkRules(read.files.map((f) => ({ file: f.file, text: f.bytes })));
+    const check = await checkRuleFiles(read.files, options.rulesCache, rulesDir);
     files = read.names;
     revision = effectiveRevision(check.revision, envPin.rule);
     problems.push(...read.problems, ...check.problems);

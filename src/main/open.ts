@@ -14,7 +14,6 @@ import { createJsonlAuditSink } from '../audit/jsonl.js';
 import type { Decision, PolicyInput } from '../core/types.js';
 import type { Engine } from '../engine/policy.js';
 import type { Store } from '../facts/port.js';
-import { createMemoryStore } from '../facts/memory/store.js';
 import type { HoldWatch } from '../facts/postgres/listen.js';
 import type { PostgresStore } from '../facts/postgres/store.js';
 import type { SqliteStoreOptions } from '../facts/sqlite/store.js';
@@ -103,6 +102,11 @@ export interface OpenOptions extends Partial<Paths> {
    * `http(s)://` endpoint (also `PLANGATE_OPA_DECISION_LOG`). Off unless set.
    */
   opaDecisionLog?: string;
+  /**
+   * A private folder to cache checked rules in, for a process that starts
+   * per call (`plangate hook`; see rules-cache.ts). None by default.
+   */
+  rulesCache?: string;
 }
 
 /**
@@ -121,7 +125,10 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
   const env = options.env ?? process.env;
   const paths = resolvePaths(options, env);
   const log = options.log ?? ((text: string) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`));
-  const runtime = await PolicyRuntime.start({ rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch) });
+  const runtime = await PolicyRuntime.start({
+    rulesDir: paths.rules, policy: paths.policy, env, log, announce: Boolean(options.watch),
+    ...(options.rulesCache !== undefined ? { rulesCache: options.rulesCache } : {}),
+  });
   const store = options.storeInstance ?? (await openStore(paths.store, { cacheSizeMiB: options.sqliteCacheMiB ?? cacheFromEnv(options.env ?? process.env) }));
   let audit: AuditSink;
   try {
@@ -253,7 +260,8 @@ export async function openPlangate(options: OpenOptions = {}): Promise<Plangate>
 export async function openStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
   switch (storeKind(path)) {
     case 'memory':
-      return createMemoryStore();
+      // Each store's modules load only for a store of its kind (a hook process opens one SQLite file).
+      return (await import('../facts/memory/store.js')).createMemoryStore();
     case 'postgres': {
       // PostgreSQL's driver is loaded only for a store that needs it: a one-shot command (a hook) starts sooner.
       const { openPostgresStore } = await import('../facts/postgres/store.js');

@@ -52,6 +52,8 @@ export interface RuntimeOptions {
   log: (text: string) => void;
   /** Log a line when the first load succeeds too (long-running processes). Default false. */
   announce?: boolean;
+  /** A private folder to cache checked rules in (see rules-cache.ts); none by default. */
+  rulesCache?: string;
 }
 
 /**
@@ -112,7 +114,7 @@ export class PolicyRuntime implements StatusSource {
   }
 
   private read(): Promise<LoadInputs> {
-    return readLoadInputs({ rulesDir: this.options.rulesDir, policy: this.options.policy, env: this.options.env });
+    return readLoadInputs({ rulesDir: this.options.rulesDir, policy: this.options.policy, env: this.options.env, ...(this.options.rulesCache !== undefined ? { rulesCache: this.options.rulesCache } : {}) });
   }
 
   private async loadNow(settleMs: number): Promise<LoadResult> {

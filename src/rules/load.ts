@@ -3,7 +3,6 @@
  * normalize. `compileRules` is pure (no disk), so an edit can be checked
  * before anything is written; `loadRules` adds the directory reading.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { ErrorCode, formatProblem, RulesError, type Problem } from '../core/errors.js';
 import type { RulesData } from '../core/types.js';
@@ -11,6 +10,7 @@ import { decodeRuleText, stripBom } from './decode.js';
 import { normalizeRules } from './normalize.js';
 import { parseRuleFile, type ParsedRuleFile } from './parse.js';
 import { readRuleDir } from './read.js';
+import { compareText, rulesRevision } from './revision.js';
 import { validateRuleFile } from './schema.js';
 
 /** One rule file's name (inside the rules directory) and content. */
@@ -80,7 +80,7 @@ export function checkRules(sources: readonly RuleSource[]): RulesCheck {
   problems.push(...normalized.problems);
   const check: RulesCheck = {
     files: bytes.map((b) => b.file),
-    revision: revisionOf(bytes),
+    revision: rulesRevision(bytes),
     problems: sortProblems(problems),
   };
   if (problems.length === 0) check.data = normalized.data;
@@ -132,23 +132,8 @@ export function rulesError(problems: Problem[], code: ErrorCode = ErrorCode.Rule
   return new RulesError(problems.map(formatProblem).join('\n'), problems, code);
 }
 
-function revisionOf(files: ReadonlyArray<{ file: string; bytes: Uint8Array }>): string {
-  const hash = createHash('sha256');
-  for (const f of files) {
-    // Name and length first, so that no two different sets hash the same stream.
-    hash.update(`${f.file}\0${f.bytes.byteLength}\0`);
-    hash.update(f.bytes);
-  }
-  return hash.digest('hex');
-}
-
 function sortProblems(problems: Problem[]): Problem[] {
   return [...problems].sort(
     (a, b) => compareText(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0),
   );
-}
-
-/** Code-point order, as file names are sorted everywhere (not locale order). */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

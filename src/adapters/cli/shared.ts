@@ -28,7 +28,7 @@ export function rulesSource(cmd: Command, io: Io): LocationSource {
  * `--rules-optional`; bad rules or a bad policy do not fail here: plangate
  * fails open, with the banner on stderr.
  */
-export async function openFromOptions(cmd: Command, io: Io, extra: Pick<OpenOptions, 'watch' | 'decisionLog' | 'readRoots'> = {}): Promise<Plangate> {
+export async function openFromOptions(cmd: Command, io: Io, extra: Pick<OpenOptions, 'watch' | 'decisionLog' | 'readRoots' | 'rulesCache'> = {}): Promise<Plangate> {
   const g = cmd.optsWithGlobals<GlobalOptions>();
   const rules = resolvePaths(g.rules ? { rules: g.rules } : {}, io.env).rules;
   await requireRules(rules, rulesSource(cmd, io), rulesOptional(g.rulesOptional, io.env));

@@ -30,7 +30,6 @@ import { createSqliteApprovals } from './approvals.js';
 import { guard } from './guard.js';
 import { openConnection, type SqliteStoreOptions } from './connection.js';
 import { SQL } from './schema.js';
-import { pruneSqlite } from './prune.js';
 import { sqliteQuotaCounts } from './quotas.js';
 
 export type { SqliteStoreOptions } from './connection.js';
@@ -291,7 +290,8 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
 
     async prune(cutoffs, options) {
       try {
-        return await pruneSqlite(db, cutoffs, options);
+        // Loaded when a prune runs: a process that decides one call never does.
+        return await (await import('./prune.js')).pruneSqlite(db, cutoffs, options);
       } catch (error) {
         return guard('prune', () => {
           throw error;

@@ -8,6 +8,7 @@
 import { Option, type Command } from 'commander';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
+import { privateCacheDir } from '../../../main/cache-dir.js';
 import { reviewerChannels } from '../../../main/channel.js';
 import type { HookReply } from '../../hook/contract.js';
 import { checkMcpVia, checkServerEndpoint, checkServerName, DEFAULT_PLANGATE_SERVER, decideHook, MCP_VIA_EVENT, MAX_PAYLOAD_BYTES, readHookPayload, undecidable } from '../../hook/pretooluse.js';
@@ -73,7 +74,9 @@ export function registerHook(program: Command, { io, wrap }: CommandContext): vo
         if (opts.plangateServerUrl !== undefined) checkServerEndpoint('--plangate-server-url', opts.plangateServerUrl);
         if (opts.plangateServerCommand !== undefined) checkServerEndpoint('--plangate-server-command', opts.plangateServerCommand);
         const mcpVia = opts.mcpVia !== undefined ? checkMcpVia(opts.mcpVia, opts.format) : undefined;
-        const pg = await openFromOptions(cmd, io);
+        // A hook process starts per tool call: the checked rules come from the private cache where they may.
+        const rulesCache = privateCacheDir(io.env, 'rules');
+        const pg = await openFromOptions(cmd, io, rulesCache !== undefined ? { rulesCache } : {});
         try {
           answer = await decideHook({ gate: pg.gate, channelFor: reviewerChannels(pg), quota: pg.gate.quota }, payload, {
             agent: opts.agent,
