@@ -70,12 +70,13 @@ function token(i: number): string {
   return `bench-token-${String(i).padStart(2, '0')}-0123456789abcdef`;
 }
 
-async function world(dir: string): Promise<{ rules: string; store: string; audit: string }> {
+async function world(dir: string, open: typeof openPlangate = openPlangate): Promise<{ rules: string; store: string; audit: string }> {
+  mkdirSync(dir, { recursive: true });
   const rules = join(dir, 'rules');
   mkdirSync(rules);
   writeFileSync(join(rules, 'rules.yaml'), RULES);
   const paths = { rules, store: join(dir, 'plangate.db'), audit: join(dir, 'audit.jsonl') };
-  const pg = await openPlangate({ ...paths, log: () => {} });
+  const pg = await open({ ...paths, log: () => {} });
   for (let i = 0; i < SESSIONS; i++) {
     await pg.gate.say({ thread: `agent:${seat(i)}`, author: seat(i), authorKind: 'agent', kind: 'plan', body: 'echo for the benchmark' });
   }
@@ -198,12 +199,16 @@ export async function runMcpBench({ log }: { log: Log }) {
   try {
     const w = await world(dir);
     const global = ['--rules', w.rules, '--store', w.store, '--audit', w.audit];
+    // The other checkout opens a store of its own: its migrations may be older than this one's.
+    const baseOpen = BASE ? ((await import(join(BASE, 'src', 'main', 'open.ts'))) as { openPlangate: typeof openPlangate }).openPlangate : undefined;
+    const bw = baseOpen ? await world(join(dir, 'base'), baseOpen) : w;
+    const baseGlobal = ['--rules', bw.rules, '--store', bw.store, '--audit', bw.audit];
 
     log('mcp: stdio, direct vs through plangate mcp');
     const directStdio = await stdioClient(process.execPath, ['--import', 'tsx', UPSTREAM, 'stdio']);
     const gatedStdio = await stdioClient(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--agent', seat(0), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
     const floorStdio = await stdioClient(process.execPath, ['--import', 'tsx', PROXY, 'stdio', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
-    const baseStdio = BASE_CLI ? await stdioClient(process.execPath, ['--import', 'tsx', BASE_CLI, ...global, 'mcp', '--agent', seat(1), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']) : undefined;
+    const baseStdio = BASE_CLI ? await stdioClient(process.execPath, ['--import', 'tsx', BASE_CLI, ...baseGlobal, 'mcp', '--agent', seat(1), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']) : undefined;
     clients.push(directStdio, gatedStdio, floorStdio, ...(baseStdio ? [baseStdio] : []));
     const stdio = await rounds(CALLS, WARMUP, {
       direct: (i) => echo(directStdio, i), floor: (i) => echo(floorStdio, i), gateway: (i) => echo(gatedStdio, i),
@@ -234,7 +239,7 @@ export async function runMcpBench({ log }: { log: Log }) {
     const floorHttp = await httpClient(pxUrl);
     let baseHttp: Client | undefined;
     if (BASE_CLI) {
-      const bg = spawn(process.execPath, ['--import', 'tsx', BASE_CLI, ...global, 'mcp', '--listen', '127.0.0.1:0', '--upstream', `bench=${upUrl}`], {
+      const bg = spawn(process.execPath, ['--import', 'tsx', BASE_CLI, ...baseGlobal, 'mcp', '--listen', '127.0.0.1:0', '--upstream', `bench=${upUrl}`], {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: { ...process.env, PLANGATE_TOKENS: tokens },
       });
