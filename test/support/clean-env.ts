@@ -1,0 +1,9 @@
+/**
+ * Every test file starts from plangate's defaults: a `PLANGATE_*` setting in
+ * the shell that runs the tests (a rules directory, a store, tokens) would
+ * otherwise reach the code under test and every CLI it spawns. The test
+ * suite's own settings (`PLANGATE_TEST_*`) stay.
+ */
+for (const name of Object.keys(process.env)) {
+  if (name.startsWith('PLANGATE_') && !name.startsWith('PLANGATE_TEST_')) delete process.env[name];
+}
