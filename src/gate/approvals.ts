@@ -4,8 +4,8 @@
  * (the digest of its canonical arguments, core/digest.ts) and ask the policy
  * what they decide (plangate/approval_settled: only the fields of the
  * answer they can change, set over the first answer; the checks in front
- * of the human gate are not evaluated again); then act on the answer: use a granted approval (atomically: exactly one
- * call goes through), or record the request a refusal names (retries of the
+ * of the human gate are not evaluated again); then act on the answer: use
+ * a granted approval (atomically: exactly one call goes through), or record the request a refusal names (retries of the
  * same call join it). What counts is the policy's (approval.rego). While
  * the store fails, a call that needs approval is refused
  * (APPROVAL_ON_STORE_FAILURE, fails closed). A new request counts against the
@@ -114,7 +114,7 @@ export async function settleApproval(input: PolicyInput, first: Decision, o: Set
       await o.audit({ type: 'ApprovalRequested', ...base, approvalId: recorded.approval.id, planId: recorded.approval.planId });
       return decision;
     }
-    // Another attempt of the same call recorded it first: decide again so the refusal names that request.
+    // Another attempt of the same call recorded it first: ask again so the refusal names that request.
   }
   return decision;
 }
