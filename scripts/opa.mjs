@@ -11,7 +11,7 @@ export const OPA_VERSION = readFileSync(join(ROOT, 'policies', 'OPA_VERSION'), '
 /** Relative to ROOT (every opa command runs there): the built WASM embeds source paths, so an absolute path would make it depend on the checkout's location. */
 export const POLICY_DIR = 'policies/plangate';
 export const BUILD_DIR = join(ROOT, 'policies', 'build');
-export const ENTRYPOINTS = ['plangate/decide', 'plangate/decision', 'plangate/effective', 'plangate/planning_settings', 'plangate/hold_allowed', 'plangate/quota', 'plangate/approval_possible', 'plangate/approver_allowed'];
+export const ENTRYPOINTS = ['plangate/decide', 'plangate/decision', 'plangate/effective', 'plangate/planning_settings', 'plangate/hold_allowed', 'plangate/quota', 'plangate/approval_possible', 'plangate/approver_allowed', 'plangate/approval_settled'];
 const SDK_CAPABILITIES = join(ROOT, 'node_modules', '@open-policy-agent', 'opa-wasm', 'capabilities.json');
 
 /** The opa binary: `.tools/bin/opa` if installed there, else `opa` on PATH, else null. */

@@ -201,3 +201,42 @@ decision := object.union(object.remove(answer, gate_only), {
 	"checks": checks,
 	"candidates": plans.candidates,
 }) if complete
+
+# settled: what the approvals on record decide, for a call whose first
+# answer asked for them (its approval verdict not gathered: the checks in
+# front of the human gate let it through, and it is not to the reviewer
+# channel). Evaluated on the same input with input.approval, it gives only
+# the fields of the answer that the approvals can change: the verdict, and
+# either the refusal (check, code, message) or, once granted, whatever the
+# answer then says (plan-required's would-be refusal in shadow mode); the
+# host sets them over the first answer, whose other fields the approvals do
+# not touch. The same rules as answer, without evaluating the checks in
+# front again.
+settled["approval"] := approval.verdict
+
+settled["allowed"] := false if approval.refused
+
+settled["allowed"] if not approval.refused
+
+settled["check"] := "approval" if approval.refused
+
+settled["code"] := approval.code if approval.refused
+
+settled["message"] := approval.message if approval.refused
+
+settled["shadow"] if granted_shadow
+
+settled["code"] := plan_required.code if granted_shadow
+
+settled["reason"] := plan_required.reason if granted_shadow
+
+settled["message"] := plan_required.message if granted_shadow
+
+# granted_shadow: allowed once approved, while plan-required would refuse
+# under a rule that does not enforce (the setting asked first: it is the
+# cheaper fact, and a rule that enforces settles it).
+granted_shadow if {
+	not approval.refused
+	settings.values.enforce == false
+	plan_required.shadow
+}

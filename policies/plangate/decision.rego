@@ -16,6 +16,10 @@
 #   call (input: agent.id, call), asked while the store fails.
 #   approver_allowed: whether a principal may answer an approval request
 #   (input: principal {role, name}, request {approvers}).
+#   approval_settled: the fields of the hot answer the approvals on record
+#   decide (input: decide's, with approval), asked once decide's first
+#   answer needs them (see plangate.compose.settled); undefined for a call
+#   that needs no approval.
 package plangate
 
 import data.plangate.approval
@@ -68,3 +72,7 @@ approval_possible := approval.possible
 # METADATA
 # entrypoint: true
 approver_allowed := approval.approver_allowed
+
+# METADATA
+# entrypoint: true
+approval_settled := compose.settled if approval.needed

@@ -280,6 +280,17 @@ export interface Decision {
 export type HotAnswer = Omit<Decision, 'settings' | 'tool' | 'agent' | 'agentKnown'> & { settings: SettingValues };
 
 /**
+ * What the approvals on record decide of a call whose first answer asked
+ * for them (`plangate/approval_settled`): the fields of the hot answer they
+ * can change. The gate sets them over the first answer, in place of that
+ * answer's {@link SETTLED_FIELDS}.
+ */
+export type SettledAnswer = Pick<HotAnswer, 'allowed' | 'check' | 'code' | 'message' | 'reason' | 'shadow'> & { approval: ApprovalVerdict };
+
+/** The fields of an answer that the approvals on record decide (see plangate.compose.settled). */
+export const SETTLED_FIELDS = ['allowed', 'check', 'code', 'message', 'reason', 'shadow', 'approval'] as const;
+
+/**
  * The explanation of one call (the policy's explain entrypoint
  * `plangate/decision`): the decision's fields, every candidate message with
  * why it did or did not count, and every check's verdict

@@ -24,6 +24,7 @@ import type {
   QuotaKind,
   QuotaVerdict,
   RulesData,
+  SettledAnswer,
 } from '../core/types.js';
 
 type LoadedPolicy = sdk.LoadedPolicy;
@@ -49,6 +50,8 @@ export const ENTRYPOINTS = {
   quota: 'plangate/quota',
   approvalPossible: 'plangate/approval_possible',
   approverAllowed: 'plangate/approver_allowed',
+  /** What the approvals on record decide, once decide's first answer asks for them. */
+  approvalSettled: 'plangate/approval_settled',
 } as const;
 
 /** Linear memory: 5 MiB to start, capped at 256 MiB so a runaway input cannot take the host down. */
@@ -76,6 +79,13 @@ export interface Evaluator {
   quota?(input: { kind: QuotaKind; seat: string; now: number; counts?: QuotaCounts }): QuotaVerdict;
   /** Whether any approvals rule, at any scope, could need approval for the call (absent without a policy). */
   approvalPossible?(input: { agent: { id: string }; call: { tool: string; annotations?: object } }): boolean;
+  /**
+   * What the approvals on record (`input.approval`) decide of a call whose
+   * first answer asked for them: the fields of the answer they can change,
+   * without evaluating the checks in front of the human gate again (absent
+   * without a policy; then the gate decides again in full).
+   */
+  approvalSettled?(input: PolicyInput): SettledAnswer;
   /** Whether a principal may answer an approval request with these approvers (absent without a policy). */
   approverAllowed?(input: { principal: { role: string; name: string }; request: { approvers: { roles: string[]; names: string[] } } }): boolean;
 }
@@ -196,6 +206,15 @@ export class Engine implements Evaluator {
     return this.evaluate(ENTRYPOINTS.approvalPossible, input) === true;
   }
 
+  approvalSettled(input: PolicyInput): SettledAnswer {
+    const result = this.evaluate(ENTRYPOINTS.approvalSettled, input);
+    const approval = (result as Partial<SettledAnswer> | undefined)?.approval;
+    if (!isAnswerPart(result) || typeof approval !== 'object' || approval === null || typeof approval.status !== 'string') {
+      throw new PlangateError(ErrorCode.PolicyResultInvalid, 'the policy returned no approval verdict for this input');
+    }
+    return result as SettledAnswer;
+  }
+
   approverAllowed(input: { principal: { role: string; name: string }; request: { approvers: { roles: string[]; names: string[] } } }): boolean {
     return this.evaluate(ENTRYPOINTS.approverAllowed, input) === true;
   }
@@ -235,11 +254,15 @@ async function readWasm(source: Uint8Array | URL | string | CompiledPolicy): Pro
 
 /** Whether a hot answer or an explanation has the fields every answer has. */
 function isAnswer(value: unknown): value is HotAnswer {
+  return isAnswerPart(value) && typeof (value as HotAnswer).class === 'string';
+}
+
+/** Whether an answer, or the part the approvals settle, says allowed or carries its refusal's code and instruction. */
+function isAnswerPart(value: unknown): value is Pick<HotAnswer, 'allowed' | 'code' | 'message'> {
   return (
     typeof value === 'object' &&
     value !== null &&
     typeof (value as HotAnswer).allowed === 'boolean' &&
-    typeof (value as HotAnswer).class === 'string' &&
     // A refusal always carries its code and instruction.
     ((value as HotAnswer).allowed || (typeof (value as HotAnswer).code === 'string' && typeof (value as HotAnswer).message === 'string'))
   );

@@ -1,9 +1,11 @@
 /**
  * The host's part of the human gate: when the policy's first answer says a
  * call needs approval, gather the approvals on record of that exact call
- * (the digest of its canonical arguments, core/digest.ts) and decide again;
- * then act on the answer: use a granted approval (atomically: exactly one
- * call goes through), or record the request a refusal names (retries of the
+ * (the digest of its canonical arguments, core/digest.ts) and ask the policy
+ * what they decide (plangate/approval_settled: only the fields of the
+ * answer they can change, set over the first answer; the checks in front
+ * of the human gate are not evaluated again); then act on the answer: use
+ * a granted approval (atomically: exactly one call goes through), or record the request a refusal names (retries of the
  * same call join it). What counts is the policy's (approval.rego). While
  * the store fails, a call that needs approval is refused
  * (APPROVAL_ON_STORE_FAILURE, fails closed). A new request counts against the
@@ -17,7 +19,7 @@ import type { QuotaLimit } from '../core/quotas.js';
 import { argsDigest } from '../core/digest.js';
 import { ErrorCode, PlangateError, QuotaExceededError, toError } from '../core/errors.js';
 import { FAILURE_SHOWN_TO_AGENTS, withoutPolicy } from '../core/failopen.js';
-import type { Decision, PolicyInput } from '../core/types.js';
+import { SETTLED_FIELDS, type Decision, type PolicyInput, type SettledAnswer } from '../core/types.js';
 import type { ApprovalAuditEvent } from '../audit/approvals.js';
 import type { ApprovalQuery, ApprovalStore } from '../facts/approvals.js';
 import type { MessageStore } from '../facts/port.js';
@@ -26,8 +28,10 @@ import type { QuotaCheck } from './quotas.js';
 
 export interface SettleOptions {
   store: ApprovalStore;
-  /** Decides the input again (the same evaluator). */
+  /** Decides the input again in full (the same evaluator): where `settle` is absent. */
   decide: (input: PolicyInput) => Decision | Promise<Decision>;
+  /** What the approvals on record decide (the same evaluator's approvalSettled), set over the first answer. */
+  settle?: (input: PolicyInput) => SettledAnswer;
   audit: (event: ApprovalAuditEvent) => Promise<void>;
   /** The whole arguments the approval is bound to (the call's `callArgs`, else `args`). */
   args: Record<string, unknown> | undefined;
@@ -40,7 +44,7 @@ export interface SettleOptions {
 
 /**
  * Finishes a decision whose first answer needs approval facts: gathers
- * them, decides again, uses a granted approval or records the request.
+ * them, asks what they decide, uses a granted approval or records the request.
  *
  * @example
  * if (decision.approval && !decision.approval.gathered) decision = await settleApproval(input, decision, options);
@@ -61,7 +65,7 @@ export async function settleApproval(input: PolicyInput, first: Decision, o: Set
       return closed(first, error, o);
     }
     input.approval = { digest, newId: randomUUID(), records: records.map(toApprovalFact) };
-    decision = await o.decide(input);
+    decision = o.settle ? settledDecision(first, o.settle(input)) : await o.decide(input);
     const verdict = decision.approval;
     if (!verdict) return decision;
     if (decision.allowed && verdict.status === 'granted') {
@@ -110,10 +114,28 @@ export async function settleApproval(input: PolicyInput, first: Decision, o: Set
       await o.audit({ type: 'ApprovalRequested', ...base, approvalId: recorded.approval.id, planId: recorded.approval.planId });
       return decision;
     }
-    // Another attempt of the same call recorded it first: decide again so the refusal names that request.
+    // Another attempt of the same call recorded it first: ask again so the refusal names that request.
   }
   return decision;
 }
+
+/**
+ * The decision once the approvals on record are gathered: the first answer
+ * with the fields they decide replaced by the policy's settled answer (a
+ * field it leaves out is absent: a granted call has no refusal left).
+ *
+ * @example
+ * settledDecision(first, { allowed: true, approval }).check // undefined
+ */
+export function settledDecision(first: Decision, settled: SettledAnswer): Decision {
+  // Copied field by field rather than spread and deleted (about 0.3 against 0.6 µs), leaving no object in dictionary mode.
+  const decision: Record<string, unknown> = {};
+  const fields = first as unknown as Record<string, unknown>;
+  for (const field in fields) if (Object.hasOwn(fields, field) && !SETTLED.has(field)) decision[field] = fields[field];
+  return Object.assign(decision, settled) as unknown as Decision;
+}
+
+const SETTLED: ReadonlySet<string> = new Set(SETTLED_FIELDS);
 
 /** The refusal of a call whose new approval request is over the seat's quota: the quota named, nothing recorded. */
 function overQuota(decision: Decision, error: QuotaExceededError): Decision {

@@ -315,6 +315,7 @@ export function createGate(options: GateOptions): Gate {
       decision = await settleApproval(input, decision, {
         store: options.store,
         decide: (again) => decideWithFacts(evaluator, again, roots, resolutions, opts.relativeTo),
+        ...(evaluator.approvalSettled ? { settle: (again: PolicyInput) => evaluator.approvalSettled!(again) } : {}),
         audit,
         args: call.callArgs ?? call.args,
         onStoreError: (error) => onStoreError(error, call, 'approval'),
