@@ -57,6 +57,47 @@ const ownUrls = {
   },
 };
 
+/**
+ * Two modules a hook never uses, which its dependencies require as they
+ * load: the policy SDK's YAML parser (for the built-ins yaml.marshal,
+ * yaml.unmarshal and yaml.is_valid, which plangate's policy calls none of)
+ * and commander's node:child_process (for subcommands that are separate
+ * executables; plangate has none). In the bundle each is required on first
+ * use instead. The build stops if a file no longer reads as expected (a new
+ * version of the dependency: review the rewrite).
+ */
+const LAZY_REQUIRES = [
+  {
+    file: /@open-policy-agent\/opa-wasm\/src\/builtins\/yaml\.js$/,
+    eager: 'const yaml = require("yaml");',
+    lazy: 'let yamlModule; const yaml = { parse: (s) => (yamlModule ??= require("yaml")).parse(s), stringify: (d) => (yamlModule ??= require("yaml")).stringify(d) };',
+    uses: /\byaml\.(\w+)\(/g,
+    allowed: ['parse', 'stringify'],
+  },
+  {
+    file: /\/commander\/lib\/command\.js$/,
+    eager: "const childProcess = require('node:child_process');",
+    lazy: "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+    uses: /\bchildProcess\.(\w+)/g,
+    allowed: ['spawn'],
+  },
+];
+const lazyRequires = {
+  name: 'lazy-requires',
+  setup(b) {
+    for (const { file, eager, lazy, uses, allowed } of LAZY_REQUIRES) {
+      b.onLoad({ filter: file }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        const used = [...text.replace(eager, '').matchAll(uses)].map((m) => m[1]);
+        if (text.split(eager).length !== 2 || used.some((name) => !allowed.includes(name))) {
+          throw new Error(`${args.path} is not the file its lazy require was made for: review LAZY_REQUIRES in scripts/build-hook-bundle.mjs`);
+        }
+        return { contents: text.replace(eager, lazy), loader: 'js', resolveDir: dirname(args.path) };
+      });
+    }
+  },
+};
+
 rmSync(OUT, { recursive: true, force: true });
 const { metafile } = await build({
   absWorkingDir: ROOT,
@@ -72,7 +113,7 @@ const { metafile } = await build({
   legalComments: 'none',
   // CommonJS dependencies call require() for Node's modules.
   banner: { js: "import { createRequire as __plangateCreateRequire } from 'node:module'; const require = __plangateCreateRequire(import.meta.url);" },
-  plugins: [onlyBundled, ownUrls],
+  plugins: [onlyBundled, lazyRequires, ownUrls],
 });
 
 /** A file as inputs.json lists it: its path from the bundle's folder, its size and mtime (metafile paths are from ROOT). */
