@@ -2,9 +2,10 @@
 // tsc) into dist/hook/: a hook process starts per tool call, and most of its
 // start was Node resolving and loading some 150 modules one by one. Run by
 // `npm run build`. Beside the bundle, inputs.json lists every file it was
-// made of with its size and modification time: bin/plangate.js runs the
-// bundle only while each is unchanged (src/adapters/cli/hook-bundle.ts), so
-// a `tsc` or a dependency installed since is never shadowed by an old bundle.
+// made of with its size, modification time and sha256: bin/plangate.js runs
+// the bundle only while each is unchanged (src/adapters/cli/hook-bundle.ts),
+// so a `tsc` or a dependency installed since is never shadowed by an old
+// bundle.
 //
 // Of the dependencies, those every hook call loads are bundled (pure
 // JavaScript: the CLI parser, the policy SDK, canonical JSON, ajv's runtime
@@ -15,6 +16,7 @@
 // own file's URL relative to the bundle, so paths it resolves from there
 // (the policy, the schemas, package.json) stay what they were.
 import { build } from 'esbuild';
+import { hash } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ROOT } from './opa.mjs';
@@ -118,8 +120,9 @@ const { metafile } = await build({
 
 /** A file as inputs.json lists it: its path from the bundle's folder, its size and mtime (metafile paths are from ROOT). */
 const entry = (path) => {
-  const s = statSync(resolve(ROOT, path));
-  return [fromOut(resolve(ROOT, path)), s.size, s.mtimeMs];
+  const file = resolve(ROOT, path);
+  const s = statSync(file);
+  return [fromOut(file), s.size, s.mtimeMs, hash('sha256', readFileSync(file))];
 };
 writeFileSync(join(OUT, 'inputs.json'), `${JSON.stringify({
   entry: 'hook.js',

@@ -5,6 +5,7 @@
  * every hook command line exactly as the modules do.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -30,7 +31,7 @@ describe('choosing the bundle', () => {
       const minuteBack = Date.now() / 1000 - 60;
       utimesSync(path, minuteBack, minuteBack);
       const s = statSync(path);
-      return [relative(hook, path), s.size, s.mtimeMs];
+      return [relative(hook, path), s.size, s.mtimeMs, createHash('sha256').update(readFileSync(path)).digest('hex')];
     };
     writeFileSync(join(hook, 'inputs.json'), JSON.stringify({ entry: 'hook.js', inputs: [listed(input)], outputs: [listed(out)] }));
     return { dir: pathToFileURL(`${hook}/`), input, out };
@@ -47,9 +48,16 @@ describe('choosing the bundle', () => {
     for (const argv of [['decide', '--agent', '0xW'], [], ['--help', 'hook'], ['--verbose', 'hook']]) expect(hookBundle(argv, dir), argv.join(' ')).toBeUndefined();
   });
 
+  it('is still the bundle once a file is rewritten with the same bytes (a tsc that changed nothing, an install)', () => {
+    const f = folder();
+    writeFileSync(f.input, 'export const a = 1;\n');
+    writeFileSync(f.out, readFileSync(f.out));
+    expect(hookBundle(['hook'], f.dir)).toBe(new URL('hook.js', f.dir).href);
+  });
+
   it('is none once an input is rewritten, resized or removed, or the bundle lost a file', () => {
     let f = folder();
-    writeFileSync(f.input, 'export const a = 2;\n'); // the same size, written after the build
+    writeFileSync(f.input, 'export const a = 2;\n'); // the same size, other bytes, written after the build
     expect(hookBundle(['hook'], f.dir)).toBeUndefined();
     f = folder();
     writeFileSync(f.input, 'export const a = 22;\n');
