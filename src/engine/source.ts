@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
 import { ErrorCode, PlangateError, toError } from '../core/errors.js';
 
 /** The policy bytes and their sha256 (hex). */
@@ -65,6 +64,8 @@ export async function readPolicy(file: string | URL): Promise<PolicyBytes> {
  * extractFromTarGz(readFileSync('bundle.tar.gz'), 'policy.wasm')
  */
 export function extractFromTarGz(gz: Uint8Array, wanted: string): Uint8Array {
+  // Loaded here, not on import: a bare policy.wasm (every hook process's) needs no zlib.
+  const { gunzipSync } = process.getBuiltinModule('node:zlib') as typeof import('node:zlib');
   const tar = gunzipSync(gz);
   let off = 0;
   while (off + 512 <= tar.length) {

@@ -4,7 +4,7 @@
  * tool_name, tool_input, tool_use_id), run as the host runs it: a child
  * process, the payload on stdin, the answer on stdout.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -124,6 +124,18 @@ describe('plangate hook', () => {
         permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^plangate could not decide this call, so it is refused: plangate hook is misconfigured: /),
       });
     }
+  }, 60_000);
+
+  it('reads a payload that arrives in parts (stdin is read synchronously until it ends)', async () => {
+    const write = Buffer.from(payload('write', big));
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_CHILD, ...global, 'hook', '--agent', '0xWORKER'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, PLANGATE_READ_BASE: w.files } });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    child.stdin.write(write.subarray(0, 100));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.stdin.end(write.subarray(100));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    expect(JSON.parse(out)).toEqual(hook(payload('write', big))); // as the same payload in one piece
   }, 60_000);
 
   it('answers every malformed payload with a well-formed deny', async () => {

@@ -6,6 +6,7 @@
  * command line plangate cannot use is refused, never allowed.
  */
 import { Option, type Command } from 'commander';
+import { readSync } from 'node:fs';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { privateCacheDir } from '../../../main/cache-dir.js';
@@ -16,14 +17,34 @@ import type { CommandContext } from '../main.js';
 import type { Io } from '../io.js';
 import { openFromOptions } from '../shared.js';
 
-/** Reads stdin up to one byte past the bound: what is over it is refused for its size, not as the JSON its cut would make. */
+/**
+ * Reads stdin up to one byte past the bound: what is over it is refused for
+ * its size, not as the JSON its cut would make. Reads fd 0 synchronously
+ * (a host's pipe): `process.stdin`'s stream machinery costs a process that
+ * reads one payload and exits a few ms. Where that cannot go on (a
+ * non-blocking pipe with nothing in it yet, a stdin of another kind), the
+ * rest is read through `process.stdin`, as before.
+ */
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
+  const full = () => size > MAX_PAYLOAD_BYTES;
+  try {
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(0, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks).toString('utf8');
+      chunks.push(chunk.subarray(0, n));
+      size += n;
+      if (full()) return Buffer.concat(chunks).toString('utf8');
+    }
+  } catch {
+    // EAGAIN and the like: the stream below waits for the rest.
+  }
   for await (const chunk of process.stdin) {
     chunks.push(chunk as Buffer);
     size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES) break;
+    if (full()) break;
   }
   return Buffer.concat(chunks).toString('utf8');
 }
