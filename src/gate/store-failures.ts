@@ -15,12 +15,18 @@ import { DECISION_FACTS_BUDGET_MS, PROBE_REUSE_MS, PROBE_TIMEOUT_MS, STORE_FAILU
  * const facts = await withinBudget(gatherInput(store, call), DECISION_FACTS_BUDGET_MS);
  */
 export function withinBudget<T>(work: Promise<T>, ms: number = DECISION_FACTS_BUDGET_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PlangateError(ErrorCode.StoreFailure, `the facts of this call were not read within its ${ms} ms budget`)), ms);
+  // One promise settled by whichever comes first (no race of two promises and no finally: fewer turns per decision).
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new PlangateError(ErrorCode.StoreFailure, `the facts of this call were not read within its ${ms} ms budget`)), ms);
     timer.unref?.();
+    work.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    }, (error: unknown) => {
+      clearTimeout(timer);
+      reject(error);
+    });
   });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 /** Decides whether a failure while gathering facts is an outage of the store. */
