@@ -151,18 +151,19 @@ export function refusalOf(decision: Decision): Refusal {
  * callFor({ seat: '0xW', tool: 'Write', args: { file_path: 'a' } }).args // { file_path: 'a' }
  */
 export function callFor(call: Pick<ToolCall, 'seat' | 'tool' | 'args' | 'runId' | 'delegatedBy'>, annotations?: ToolHints): Call {
-  const shown = call.args !== undefined ? argsForPolicy(call.args) : undefined;
-  return {
-    agent: call.seat,
-    tool: call.tool,
-    ...(call.runId !== undefined ? { runId: call.runId } : {}),
-    ...(call.delegatedBy !== undefined ? { delegatedBy: call.delegatedBy } : {}),
-    ...(shown ? { args: shown.args } : {}),
-    ...(shown && shown.omitted.length > 0 ? { omittedArgs: shown.omitted } : {}),
+  // Fields set one by one (no object spread per field: this runs on every call).
+  const out: Call = { agent: call.seat, tool: call.tool };
+  if (call.runId !== undefined) out.runId = call.runId;
+  if (call.delegatedBy !== undefined) out.delegatedBy = call.delegatedBy;
+  if (call.args !== undefined) {
+    const shown = argsForPolicy(call.args);
+    out.args = shown.args;
+    if (shown.omitted.length > 0) out.omittedArgs = shown.omitted;
     // An approval is bound to the whole arguments, not the policy's view of them.
-    ...(call.args !== undefined ? { callArgs: call.args } : {}),
-    ...(annotations !== undefined ? { annotations } : {}),
-  };
+    out.callArgs = call.args;
+  }
+  if (annotations !== undefined) out.annotations = annotations;
+  return out;
 }
 
 /** The seat's reviewer channel, or the built-in one when the rules or the store cannot say. */
@@ -187,12 +188,11 @@ export async function runToolCall<R>(deps: ToolCallDeps, call: ToolCall, ports: 
   if (call.ownName !== undefined && deps.channelFor && call.ownName === await deps.channelFor(call.seat)) return runOwn(deps, call, ports, 'channel', 'holdPlans');
   const found = call.target ? call.target() : {};
   const target = found instanceof Promise ? await found : found;
-  const options: DecideOptions = {
-    ...(target.readRoots ? { readRoots: target.readRoots } : {}),
-    ...(target.mcpTool ? { mcpTool: target.mcpTool } : {}),
-    ...(call.relativeTo !== undefined ? { relativeTo: call.relativeTo } : {}),
-    ...(call.unrecordedClaims !== undefined ? { unrecordedClaims: call.unrecordedClaims } : {}),
-  };
+  const options: DecideOptions = {};
+  if (target.readRoots) options.readRoots = target.readRoots;
+  if (target.mcpTool) options.mcpTool = target.mcpTool;
+  if (call.relativeTo !== undefined) options.relativeTo = call.relativeTo;
+  if (call.unrecordedClaims !== undefined) options.unrecordedClaims = call.unrecordedClaims;
   let decision = await deps.gate.decide(callFor(call, target.annotations), options);
   target.decided?.(decision);
   // Answered by the person at the client: the same call is decided once more (a grant is used by it).
