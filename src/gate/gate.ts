@@ -307,8 +307,10 @@ export function createGate(options: GateOptions): Gate {
     const evaluator = current();
     const roots = opts.readRoots ?? readRoots;
     // Synchronous unless the policy asks for file facts (the read guard): no promise to wait for otherwise.
-    const evaluate = () => decideWithFacts(evaluator, input, roots, resolutions, opts.relativeTo);
-    const decided = watch ? watch.step('evaluate', evaluate) : evaluate();
+    // Unwatched, no closure is made for the step.
+    const decided = watch
+      ? watch.step('evaluate', () => decideWithFacts(evaluator, input, roots, resolutions, opts.relativeTo))
+      : decideWithFacts(evaluator, input, roots, resolutions, opts.relativeTo);
     let decision = decided instanceof Promise ? await decided : decided;
     // The call needs a person's approval: its approvals on record decide (gate/approvals.ts).
     if (decision.approval && !decision.approval.gathered) {

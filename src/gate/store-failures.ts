@@ -6,6 +6,62 @@
 import { ErrorCode, PlangateError, toError } from '../core/errors.js';
 import { DECISION_FACTS_BUDGET_MS, PROBE_REUSE_MS, PROBE_TIMEOUT_MS, STORE_FAILURE_IS_AN_OUTAGE } from '../core/store-failures.js';
 
+/** A wait under a budget: its deadline, and how it is refused when the deadline passes first. */
+interface Pending {
+  deadline: number;
+  settled: boolean;
+  reject(error: unknown): void;
+}
+
+/**
+ * The waits under budgets of one length, in the order they began (so in
+ * the order of their deadlines): one timer for all of them, armed for the
+ * oldest unsettled one. A decision arms and clears no timer of its own.
+ */
+class Budgets {
+  private queue: Array<Pending | undefined> = [];
+  private head = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ms: number) {}
+
+  add(pending: Pending): void {
+    this.queue.push(pending);
+    if (this.timer === undefined) this.arm(pending.deadline);
+  }
+
+  private arm(deadline: number): void {
+    this.timer = setTimeout(() => this.expire(), Math.max(1, deadline - Date.now()));
+    this.timer.unref?.();
+  }
+
+  private expire(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    while (this.head < this.queue.length) {
+      const p = this.queue[this.head] as Pending;
+      if (!p.settled && p.deadline > now) break;
+      this.queue[this.head++] = undefined;
+      if (!p.settled) {
+        p.settled = true;
+        p.reject(new PlangateError(ErrorCode.StoreFailure, `the facts of this call were not read within its ${this.ms} ms budget`));
+      }
+    }
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+      return;
+    }
+    if (this.head > 1024) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    this.arm((this.queue[this.head] as Pending).deadline);
+  }
+}
+
+const budgets = new Map<number, Budgets>();
+
 /**
  * Resolves as `work` does, or rejects with `store_failure` once `ms` have
  * passed (the work itself is not stopped: each store bounds its own
@@ -15,12 +71,23 @@ import { DECISION_FACTS_BUDGET_MS, PROBE_REUSE_MS, PROBE_TIMEOUT_MS, STORE_FAILU
  * const facts = await withinBudget(gatherInput(store, call), DECISION_FACTS_BUDGET_MS);
  */
 export function withinBudget<T>(work: Promise<T>, ms: number = DECISION_FACTS_BUDGET_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PlangateError(ErrorCode.StoreFailure, `the facts of this call were not read within its ${ms} ms budget`)), ms);
-    timer.unref?.();
+  let queue = budgets.get(ms);
+  if (queue === undefined) budgets.set(ms, (queue = new Budgets(ms)));
+  const waits = queue;
+  // One promise settled by whichever comes first: the work, or the budget's shared timer.
+  return new Promise<T>((resolve, reject) => {
+    const pending: Pending = { deadline: Date.now() + ms, settled: false, reject };
+    waits.add(pending);
+    work.then((value) => {
+      if (pending.settled) return;
+      pending.settled = true;
+      resolve(value);
+    }, (error: unknown) => {
+      if (pending.settled) return;
+      pending.settled = true;
+      reject(error);
+    });
   });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 /** Decides whether a failure while gathering facts is an outage of the store. */

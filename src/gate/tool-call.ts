@@ -94,8 +94,11 @@ export interface ToolCall {
    * Undefined for every other call.
    */
   ownName?: string;
-  /** Looks up where the tool goes (called only for a call that is not plangate's own); throws for a tool nobody offers. */
-  target?(): Promise<ToolTarget>;
+  /**
+   * Looks up where the tool goes (called only for a call that is not plangate's own); throws for a tool nobody offers.
+   * Answers at once where it knows (no promise to wait for on the common path).
+   */
+  target?(): ToolTarget | Promise<ToolTarget>;
   /** Where the tool resolves a relative path, when not in the first read root (an agent host's working directory). */
   relativeTo?: string;
   /** `refuse` where the caller's credential vouches for its seat only (an agent token): an unrecorded delegation is refused. */
@@ -148,18 +151,19 @@ export function refusalOf(decision: Decision): Refusal {
  * callFor({ seat: '0xW', tool: 'Write', args: { file_path: 'a' } }).args // { file_path: 'a' }
  */
 export function callFor(call: Pick<ToolCall, 'seat' | 'tool' | 'args' | 'runId' | 'delegatedBy'>, annotations?: ToolHints): Call {
-  const shown = call.args !== undefined ? argsForPolicy(call.args) : undefined;
-  return {
-    agent: call.seat,
-    tool: call.tool,
-    ...(call.runId !== undefined ? { runId: call.runId } : {}),
-    ...(call.delegatedBy !== undefined ? { delegatedBy: call.delegatedBy } : {}),
-    ...(shown ? { args: shown.args } : {}),
-    ...(shown && shown.omitted.length > 0 ? { omittedArgs: shown.omitted } : {}),
+  // Fields set one by one (no object spread per field: this runs on every call).
+  const out: Call = { agent: call.seat, tool: call.tool };
+  if (call.runId !== undefined) out.runId = call.runId;
+  if (call.delegatedBy !== undefined) out.delegatedBy = call.delegatedBy;
+  if (call.args !== undefined) {
+    const shown = argsForPolicy(call.args);
+    out.args = shown.args;
+    if (shown.omitted.length > 0) out.omittedArgs = shown.omitted;
     // An approval is bound to the whole arguments, not the policy's view of them.
-    ...(call.args !== undefined ? { callArgs: call.args } : {}),
-    ...(annotations !== undefined ? { annotations } : {}),
-  };
+    out.callArgs = call.args;
+  }
+  if (annotations !== undefined) out.annotations = annotations;
+  return out;
 }
 
 /** The seat's reviewer channel, or the built-in one when the rules or the store cannot say. */
@@ -179,23 +183,16 @@ async function channelOrDefault(deps: ToolCallDeps, seat: string): Promise<strin
  * tool, a failing executor) pass through, uncounted.
  */
 export async function runToolCall<R>(deps: ToolCallDeps, call: ToolCall, ports: ToolCallPorts<R>): Promise<R> {
-  const count = (outcome: CallOutcome) => deps.count?.(call.tool, outcome);
   // plangate's own tools are never gated: the plan tool, and the reviewer channel where no one else offers that name.
-  // What they write is bounded by the seat's quotas, where the door asks here.
-  const own = async (tool: OwnTool, kind: CountedQuotaKind): Promise<R> => {
-    const over = await overQuota(deps, call, kind);
-    count(over ? 'refused' : 'own');
-    return over ? ports.refuse(over) : ports.own(tool);
-  };
-  if (call.ownName === SAY_TOOL) return own('say', 'messages');
-  if (call.ownName !== undefined && deps.channelFor && call.ownName === await deps.channelFor(call.seat)) return own('channel', 'holdPlans');
-  const target = call.target ? await call.target() : {};
-  const options: DecideOptions = {
-    ...(target.readRoots ? { readRoots: target.readRoots } : {}),
-    ...(target.mcpTool ? { mcpTool: target.mcpTool } : {}),
-    ...(call.relativeTo !== undefined ? { relativeTo: call.relativeTo } : {}),
-    ...(call.unrecordedClaims !== undefined ? { unrecordedClaims: call.unrecordedClaims } : {}),
-  };
+  if (call.ownName === SAY_TOOL) return runOwn(deps, call, ports, 'say', 'messages');
+  if (call.ownName !== undefined && deps.channelFor && call.ownName === await deps.channelFor(call.seat)) return runOwn(deps, call, ports, 'channel', 'holdPlans');
+  const found = call.target ? call.target() : {};
+  const target = found instanceof Promise ? await found : found;
+  const options: DecideOptions = {};
+  if (target.readRoots) options.readRoots = target.readRoots;
+  if (target.mcpTool) options.mcpTool = target.mcpTool;
+  if (call.relativeTo !== undefined) options.relativeTo = call.relativeTo;
+  if (call.unrecordedClaims !== undefined) options.unrecordedClaims = call.unrecordedClaims;
   let decision = await deps.gate.decide(callFor(call, target.annotations), options);
   target.decided?.(decision);
   // Answered by the person at the client: the same call is decided once more (a grant is used by it).
@@ -204,13 +201,13 @@ export async function runToolCall<R>(deps: ToolCallDeps, call: ToolCall, ports: 
     target.decided?.(decision);
   }
   if (!decision.allowed) {
-    count('refused');
+    countCall(deps, call, 'refused');
     return ports.refuse(refusalOf(decision));
   }
   // The seat's reviewer channel is plangate's, never forwarded. A decision made without the
   // policy (failing open) does not say so: then the channel is looked up by name.
   if (decision.channelCall === true || (decision.failOpen !== undefined && call.tool === await channelOrDefault(deps, call.seat))) {
-    count('own');
+    countCall(deps, call, 'own');
     return ports.own('channel', decision);
   }
   let result: R;
@@ -219,11 +216,23 @@ export async function runToolCall<R>(deps: ToolCallDeps, call: ToolCall, ports: 
   } catch (error) {
     const answer = ports.down?.(error);
     if (answer === undefined) throw error;
-    count('upstream_down');
+    countCall(deps, call, 'upstream_down');
     return answer;
   }
-  count(decision.failOpen ? 'fail_open' : 'allowed');
+  countCall(deps, call, decision.failOpen ? 'fail_open' : 'allowed');
   return result;
+}
+
+/** Counts the call by its tool name and how it ended (module-level, so that a call makes no closure for it). */
+function countCall(deps: ToolCallDeps, call: ToolCall, outcome: CallOutcome): void {
+  deps.count?.(call.tool, outcome);
+}
+
+/** plangate's own tool: what it writes is bounded by the seat's quotas, where the door asks here. */
+async function runOwn<R>(deps: ToolCallDeps, call: ToolCall, ports: ToolCallPorts<R>, tool: OwnTool, kind: CountedQuotaKind): Promise<R> {
+  const over = await overQuota(deps, call, kind);
+  countCall(deps, call, over ? 'refused' : 'own');
+  return over ? ports.refuse(over) : ports.own(tool);
 }
 
 /** The refusal of an own tool's call whose write is over the seat's quota, or undefined; a failed count throws (fail closed). */

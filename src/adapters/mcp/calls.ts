@@ -19,7 +19,7 @@ import type { Call, Decision, McpToolFact, ToolHints } from '../../core/types.js
 import type { Gate } from '../../gate/gate.js';
 import { argsForPolicy } from '../../gate/args.js';
 import type { ClientDesk } from '../../gate/client-approval.js';
-import { runToolCall, type CallOutcome, type ToolCall } from '../../gate/tool-call.js';
+import { runToolCall, type CallOutcome, type ToolCall, type ToolTarget } from '../../gate/tool-call.js';
 import { clientAsker } from './elicit.js';
 import { RUN_META_KEY, SAY_TOOL } from './names.js';
 import { say, submitPlan, type OwnToolDeps } from './own-tools.js';
@@ -132,6 +132,7 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
   if ('mismatch' in run) return errorResult(run.mismatch, { check: 'run', code: 'run_mismatch', reason: 'run_mismatch' });
   const { runId } = run;
   let route: Route | undefined;
+  // Methods, not arrow functions in properties: a call makes no named closures (cheap under a loader that keeps names).
   const call: ToolCall = {
     seat: session.seat,
     tool: params.name,
@@ -139,43 +140,63 @@ export async function callTool(session: GatewaySession, deps: CallDeps, params: 
     ...(runId !== undefined ? { runId } : {}),
     // plangate's own server answers the plan tool always, the reviewer channel where no upstream offers that name.
     ...(params.name === SAY_TOOL || !session.routes.get(params.name) ? { ownName: params.name } : {}),
-    async target() {
-      route = session.routes.get(params.name) ?? await session.route(params.name);
-      if (route?.link.toolsChanging) {
-        // The upstream announced a change of its tools: the call is decided on the new list.
-        await route.link.toolsSettled();
-        route = session.routes.get(params.name);
-      }
-      if (!route) throw new McpError(RpcCode.InvalidParams, `Tool ${params.name} not found`);
-      const readRoots = deps.rootsOf?.(route.link.spec.name);
-      const { link, tool } = route;
-      return {
-        annotations: hintsOf(tool),
-        ...(readRoots ? { readRoots } : {}),
-        // The gateway's own fact: which upstream offers the tool, and its definition now (its pin, and the annotations' trust).
-        mcpTool: { upstream: link.spec.name, tool: tool.name, digest: toolDigest(tool) },
-        decided: (decision) => deps.pinState?.(params.name, link.spec.name, tool.name, decision.check === 'tool_pin'),
-      };
+    target() {
+      route = session.routes.get(params.name);
+      // Known, and its upstream not announcing a change of its tools: answered at once.
+      if (route && !route.link.toolsChanging) return targetOf(deps, params.name, route);
+      return (async () => {
+        route ??= await session.route(params.name);
+        if (route?.link.toolsChanging) {
+          // The upstream announced a change of its tools: the call is decided on the new list.
+          await route.link.toolsSettled();
+          route = session.routes.get(params.name);
+        }
+        if (!route) throw new McpError(RpcCode.InvalidParams, `Tool ${params.name} not found`);
+        return targetOf(deps, params.name, route);
+      })();
     },
   };
   // Where the client declared form-mode elicitation, the person at it may be asked to approve a refused call.
   const ask = clientAsker(session, extra, params.task, deps.clientApprovalTimeoutMs);
   try {
     return await runToolCall<CallToolResult>(deps, call, {
-      refuse: (r) => errorResult(r.text, { check: r.check, code: r.code, reason: r.reason }),
-      own: (tool) => (tool === 'say' ? say(deps, session.seat, args, runId) : submitPlan(deps, session.seat, args, runId)),
-      forward: async () => {
+      refuse(r) {
+        return errorResult(r.text, { check: r.check, code: r.code, reason: r.reason });
+      },
+      own(tool) {
+        return tool === 'say' ? say(deps, session.seat, args, runId) : submitPlan(deps, session.seat, args, runId);
+      },
+      async forward() {
         const meta = upstreamMeta(params._meta as Meta);
         // A task-augmented call asks the upstream for a task (tasks.ts makes it the session's).
         const request = { method: 'tools/call', params: { name: route!.tool.name, arguments: args, ...(meta ? { _meta: meta } : {}), ...(params.task ? { task: params.task } : {}) } };
         return await forward(session, route!.link, request, extra, deps) as CallToolResult;
       },
-      down: (error) => (error instanceof UpstreamDownError ? downResult(params.name, error) : undefined),
+      down(error) {
+        return error instanceof UpstreamDownError ? downResult(params.name, error) : undefined;
+      },
       ...(ask ? { askClient: ask } : {}),
     });
   } catch (error) {
     throw invalidParams(error);
   }
+}
+
+/** Where an upstream tool goes, for the pipeline: its hints, read roots and the gateway's fact of it (its upstream, its definition now). */
+function targetOf(deps: CallDeps, name: string, route: Route): ToolTarget {
+  const readRoots = deps.rootsOf?.(route.link.spec.name);
+  const { link, tool } = route;
+  return {
+    annotations: hintsOf(tool),
+    ...(readRoots ? { readRoots } : {}),
+    // The gateway's own fact: which upstream offers the tool, and its definition now (its pin, and the annotations' trust).
+    mcpTool: { upstream: link.spec.name, tool: tool.name, digest: toolDigest(tool) },
+    ...(deps.pinState ? {
+      decided(decision: Decision) {
+        deps.pinState?.(name, link.spec.name, tool.name, decision.check === 'tool_pin');
+      },
+    } : {}),
+  };
 }
 
 /** A malformed call (plangate's `invalid_input`) as the JSON-RPC error for bad params; any other error as it is. */
@@ -192,17 +213,15 @@ function invalidParams(error: unknown): unknown {
  */
 export async function forward(session: GatewaySession, link: UpstreamLink, request: { method: string; params: Record<string, unknown> }, extra: Extra, deps: CallDeps) {
   const token = extra._meta?.progressToken;
+  const options = { signal: extra.signal, timeout: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, resetTimeoutOnProgress: true };
+  // Without a progress token there is nothing to relay (and no closures to make for it).
+  if (token === undefined) return await session.within(link, extra, link.request.bind(link, request, options));
   let relayed: Promise<void> = Promise.resolve();
-  const relay = (p: Record<string, unknown>): void => {
+  function relay(p: Record<string, unknown>): void {
     relayed = relayed.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } as never })).catch(() => {});
-  };
+  }
   try {
-    return await session.within(link, extra, () => link.request(request, {
-      signal: extra.signal,
-      timeout: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      resetTimeoutOnProgress: true,
-      ...(token !== undefined ? { onprogress: relay } : {}),
-    }));
+    return await session.within(link, extra, () => link.request(request, { ...options, onprogress: relay }));
   } finally {
     await relayed;
   }

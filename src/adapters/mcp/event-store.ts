@@ -30,6 +30,13 @@ interface Stored {
  */
 export class SessionEventStore implements EventStore {
   private readonly events = new Map<string, Stored>();
+  /**
+   * The ids kept, oldest first, from `head` on: the oldest is found without
+   * iterating the Map (whose iteration walks past every entry deleted since
+   * its last rehash, a cost that grows with the events dropped).
+   */
+  private order: string[] = [];
+  private head = 0;
   private next = 0;
   private bytes = 0;
 
@@ -39,13 +46,17 @@ export class SessionEventStore implements EventStore {
     const id = `${stream}#${this.next++}`;
     const bytes = JSON.stringify(message).length;
     this.events.set(id, { stream, message, bytes });
+    this.order.push(id);
     this.bytes += bytes;
-    // A Map iterates in insertion order: the first key is the oldest event.
-    for (const [old, e] of this.events) {
-      if (this.events.size <= this.most && this.bytes <= this.mostBytes) break;
-      if (old === id) break;
+    // The oldest are dropped first; the newest event is kept even when it alone is over the bytes.
+    while ((this.events.size > this.most || this.bytes > this.mostBytes) && this.order.length - this.head > 1) {
+      const old = this.order[this.head++] as string;
+      this.bytes -= (this.events.get(old) as Stored).bytes;
       this.events.delete(old);
-      this.bytes -= e.bytes;
+    }
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
     }
     return id;
   }

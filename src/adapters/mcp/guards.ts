@@ -50,10 +50,11 @@ export class RequestGuards {
     }
     this.gated++;
     try {
-      return await this.shielded(what, serve);
+      return await serve();
     } catch (error) {
-      // Every error the session answers with goes out as sent: the client's SDK adds the one prefix.
-      throw error instanceof McpError ? asSent(error) : error;
+      // As shielded() says, in the same turn: every error the session answers with goes out as sent (the client's SDK adds the one prefix).
+      const shielded = this.shown(what, error);
+      throw shielded instanceof McpError ? asSent(shielded) : shielded;
     } finally {
       this.gated--;
     }
@@ -68,10 +69,15 @@ export class RequestGuards {
     try {
       return await serve();
     } catch (error) {
-      const shown = storeErrorShown(error);
-      if (shown === undefined) throw error;
-      this.deps.log?.(`plangate mcp: ${(error as { code: string }).code} in ${what} for ${this.seat}: ${(error as Error).message}`);
-      throw new McpError(RpcCode.InternalError, shown);
+      throw this.shown(what, error);
     }
+  }
+
+  /** The error as the client is told it: a store error in its code's words (its own message logged), any other as it is. */
+  private shown(what: string, error: unknown): unknown {
+    const shown = storeErrorShown(error);
+    if (shown === undefined) return error;
+    this.deps.log?.(`plangate mcp: ${(error as { code: string }).code} in ${what} for ${this.seat}: ${(error as Error).message}`);
+    return new McpError(RpcCode.InternalError, shown);
   }
 }

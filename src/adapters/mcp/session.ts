@@ -312,13 +312,19 @@ export class GatewaySession {
   }
 
   /** A `tools/call`, task-augmented or not: decided in callTool; a task is the upstream's only when the upstream got the call. */
-  private async call(params: Parameters<typeof callTool>[2], extra: Extra): Promise<CallToolResult | CreateTaskResult> {
+  private call(params: Parameters<typeof callTool>[2], extra: Extra): Promise<CallToolResult | CreateTaskResult> {
     const task = params.task;
-    if (task && !this.offered.tasks?.requests?.tools?.call) {
+    // A plain call is callTool's answer as it is (no turn of its own here).
+    if (!task) return callTool(this, this.options.deps, params, extra);
+    return this.taskCall(params, task, extra);
+  }
+
+  /** A task-augmented `tools/call`. */
+  private async taskCall(params: Parameters<typeof callTool>[2], task: NonNullable<Parameters<typeof callTool>[2]['task']>, extra: Extra): Promise<CallToolResult | CreateTaskResult> {
+    if (!this.offered.tasks?.requests?.tools?.call) {
       throw new McpError(RpcCode.InternalError, 'Server does not support task creation for tools/call (required for tools/call)');
     }
     const result = await callTool(this, this.options.deps, params, extra) as CallToolResult | CreateTaskResult;
-    if (!task) return result;
     if (!('task' in result) || typeof result.task !== 'object' || result.task === null) return this.tasks.local(result as CallToolResult, task);
     const route = this.routes.get(params.name);
     if (!route) throw new McpError(RpcCode.InternalError, `the upstream of ${params.name} went away while its task was created`);

@@ -60,6 +60,8 @@ function mayReadDetails(tokens: TokenSet | undefined, authorization: string | un
  */
 export function handler(gateway: McpGateway, log: (text: string) => void, tokens: TokenSet | undefined, mcp?: Handle): Handle {
   return async (req, res) => {
+    // The clients' endpoint by its exact path needs no URL parsed (every other path is, as before).
+    if (mcp && req.url === '/mcp') return mcpAnswer(mcp, req, res, log);
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
       if (mcp && url.pathname === '/mcp') return await mcp(req, res);
@@ -84,12 +86,25 @@ export function handler(gateway: McpGateway, log: (text: string) => void, tokens
       }
       throw new HttpError(HttpCode.RouteNotFound, `no route ${req.method} ${url.pathname}`);
     } catch (error) {
-      const a = errorAnswer(error);
-      if (a.unexpected) log(`plangate mcp: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-      if (!res.headersSent) res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers }).end(JSON.stringify(a.body));
-      else res.end();
+      answerError(res, log, error);
     }
   };
+}
+
+async function mcpAnswer(mcp: Handle, req: IncomingMessage, res: ServerResponse, log: (text: string) => void): Promise<void> {
+  try {
+    await mcp(req, res);
+  } catch (error) {
+    answerError(res, log, error);
+  }
+}
+
+/** An error as `plangate serve` answers it. */
+function answerError(res: ServerResponse, log: (text: string) => void, error: unknown): void {
+  const a = errorAnswer(error);
+  if (a.unexpected) log(`plangate mcp: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  if (!res.headersSent) res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers }).end(JSON.stringify(a.body));
+  else res.end();
 }
 
 /** The metric families labelled with the upstreams' tool names: an operator's or a policy token's to read. */
