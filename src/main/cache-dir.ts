@@ -5,11 +5,12 @@
  * rules), so a folder is used only when it is a real directory of this
  * user's that no one else can write, and its parent too (whoever can write
  * the parent can put another folder in its place). Imports nothing of
- * plangate's: the CLI calls it before the rest loads.
+ * plangate's: the CLI calls it before the rest loads, and takes Node's
+ * modules without their ES module facades (see hook-bundle.ts).
  */
-import { lstatSync, mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+const { lstatSync, mkdirSync } = process.getBuiltinModule('node:fs');
+const { homedir } = process.getBuiltinModule('node:os');
+const { dirname, isAbsolute, join } = process.getBuiltinModule('node:path');
 
 /** plangate's cache folder for `env`, or undefined when there is no home to put it in. */
 export function cacheRoot(env: NodeJS.ProcessEnv): string | undefined {

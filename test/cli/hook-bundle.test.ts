@@ -19,7 +19,7 @@ const RECORDER = resolve(ROOT, 'test', 'hook', 'support', 'record-modules.mjs');
 
 describe('choosing the bundle', () => {
   /** A bundle folder (hook/) with one input beside it, both dated a minute back, as the build lists them. */
-  function folder(): { dir: URL; input: string; out: string } {
+  function folder(): { dir: string; input: string; out: string } {
     const root = mkdtempSync(join(os.tmpdir(), 'plangate-hook-bundle-'));
     const hook = join(root, 'hook');
     mkdirSync(hook);
@@ -34,13 +34,13 @@ describe('choosing the bundle', () => {
       return [relative(hook, path), s.size, s.mtimeMs, createHash('sha256').update(readFileSync(path)).digest('hex')];
     };
     writeFileSync(join(hook, 'inputs.json'), JSON.stringify({ entry: 'hook.js', inputs: [listed(input)], outputs: [listed(out)] }));
-    return { dir: pathToFileURL(`${hook}/`), input, out };
+    return { dir: hook, input, out };
   }
 
   it('is the bundle for a hook command line while every file is as built', () => {
     const { dir } = folder();
-    expect(hookBundle(['hook', '--agent', '0xW'], dir)).toBe(new URL('hook.js', dir).href);
-    expect(hookBundle(['--rules', 'r', '--store=s.db', 'hook'], dir)).toBe(new URL('hook.js', dir).href);
+    expect(hookBundle(['hook', '--agent', '0xW'], dir)).toBe(pathToFileURL(join(dir, 'hook.js')).href);
+    expect(hookBundle(['--rules', 'r', '--store=s.db', 'hook'], dir)).toBe(pathToFileURL(join(dir, 'hook.js')).href);
   });
 
   it('is none for another command, help or an unknown option first', () => {
@@ -52,7 +52,7 @@ describe('choosing the bundle', () => {
     const f = folder();
     writeFileSync(f.input, 'export const a = 1;\n');
     writeFileSync(f.out, readFileSync(f.out));
-    expect(hookBundle(['hook'], f.dir)).toBe(new URL('hook.js', f.dir).href);
+    expect(hookBundle(['hook'], f.dir)).toBe(pathToFileURL(join(f.dir, 'hook.js')).href);
   });
 
   it('is none once an input is rewritten, resized or removed, or the bundle lost a file', () => {
@@ -73,9 +73,9 @@ describe('choosing the bundle', () => {
 
   it('is none without a readable list (never built, or damaged)', () => {
     const f = folder();
-    writeFileSync(new URL('inputs.json', f.dir), '{"entry":');
+    writeFileSync(join(f.dir, 'inputs.json'), '{"entry":');
     expect(hookBundle(['hook'], f.dir)).toBeUndefined();
-    expect(hookBundle(['hook'], new URL('../nowhere/', f.dir))).toBeUndefined();
+    expect(hookBundle(['hook'], join(f.dir, '..', 'nowhere'))).toBeUndefined();
     expect(hookBundle(['hook'])).toBeUndefined(); // from src/: there is no src/hook/
   });
 });

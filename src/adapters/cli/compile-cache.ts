@@ -12,10 +12,13 @@
  * afresh. `NODE_DISABLE_COMPILE_CACHE=1` turns it off; a
  * `NODE_COMPILE_CACHE` directory, where set, is Node's to use instead.
  *
- * Imports nothing of plangate's but cache-dir.ts: it runs before the rest loads.
+ * Imports nothing of plangate's but cache-dir.ts: it runs before the rest
+ * loads, and takes Node's modules without their ES module facades (see
+ * hook-bundle.ts).
  */
-import module from 'node:module';
 import { privateCacheDir } from '../../main/cache-dir.js';
+
+const module = process.getBuiltinModule('node:module');
 
 /**
  * Turns the compile cache on where it is safe to; never throws, and a cache

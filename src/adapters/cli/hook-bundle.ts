@@ -12,25 +12,35 @@
  * the bundle runs. A bundle is never run in place of newer code.
  *
  * Imports nothing of plangate's but argv.ts: it runs before the rest loads.
+ * Node's modules are taken with process.getBuiltinModule(), not imported:
+ * importing node:fs or node:crypto builds its ES module facade, which reads
+ * every export and so loads streams, fs/promises and webcrypto, a few
+ * milliseconds of every hook call spent on modules it never uses (the
+ * bundle takes them so too: scripts/build-hook-bundle.mjs). For the same
+ * reason the paths are strings: a WHATWG URL per listed file cost more than
+ * the stat.
  */
-import { hash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
 import { commandWord } from './argv.js';
 
-/** The bundle's folder: dist/hook/ beside dist/adapters/ (from src/, a folder that does not exist). */
-export const HOOK_BUNDLE_DIR = new URL('../../hook/', import.meta.url);
+const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
+const { join } = process.getBuiltinModule('node:path');
+const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
 
-/** inputs.json: paths relative to the bundle's folder, each with its size, mtime (ms) and sha256 (hex) at build. */
+/** The bundle's folder: dist/hook/ beside dist/adapters/ (from src/, a folder that does not exist), with its trailing slash. */
+export const HOOK_BUNDLE_DIR = fileURLToPath(new URL('../../hook/', import.meta.url));
+
+/** inputs.json: paths (with / between folders) relative to the bundle's folder, each with its size, mtime (ms) and sha256 (hex) at build. */
 type Listed = [path: string, size: number, mtimeMs: number, sha256: string];
 interface Manifest { entry: string; inputs: Listed[]; outputs: Listed[] }
 
 /** True when every listed file is there, of its size, and not modified since the build or of the same bytes. */
-function unchanged(dir: URL, files: Listed[]): boolean {
+function unchanged(dir: string, files: Listed[]): boolean {
   for (const [path, size, mtimeMs, sha256] of files) {
-    const file = new URL(path, dir);
+    const file = join(dir, path);
     const stat = statSync(file, { throwIfNoEntry: false });
     if (stat === undefined || stat.size !== size) return false;
-    if (stat.mtimeMs > mtimeMs && hash('sha256', readFileSync(file)) !== sha256) return false;
+    // node:crypto only here: loading it costs a hook call about 2 ms, and an unchanged build never hashes.
+    if (stat.mtimeMs > mtimeMs && process.getBuiltinModule('node:crypto').hash('sha256', readFileSync(file)) !== sha256) return false;
   }
   return true;
 }
@@ -43,12 +53,12 @@ function unchanged(dir: URL, files: Listed[]): boolean {
  * @example
  * hookBundle(['hook', '--agent', '0xW']) // 'file:///…/dist/hook/hook.js' after `npm run build`
  */
-export function hookBundle(argv: readonly string[], dir: URL = HOOK_BUNDLE_DIR): string | undefined {
+export function hookBundle(argv: readonly string[], dir: string = HOOK_BUNDLE_DIR): string | undefined {
   if (commandWord(argv) !== 'hook') return undefined;
   try {
-    const manifest = JSON.parse(readFileSync(new URL('inputs.json', dir), 'utf8')) as Manifest;
+    const manifest = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8')) as Manifest;
     if (!unchanged(dir, manifest.inputs) || !unchanged(dir, manifest.outputs)) return undefined;
-    return new URL(manifest.entry, dir).href;
+    return pathToFileURL(join(dir, manifest.entry)).href;
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@
  * the schema brought up to date.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ErrorCode, PlangateError } from '../../core/errors.js';
@@ -20,6 +21,25 @@ export interface SqliteStoreOptions {
    * for random agents with a cache near the size of its indexes (e.g. 256).
    */
   cacheSizeMiB?: number;
+}
+
+/**
+ * better-sqlite3's compiled addon, by its path in the package, or undefined
+ * where it was built elsewhere (the package then finds it itself). Given
+ * the path, the package loads it directly instead of through `bindings`,
+ * which reads a stack trace and tries a dozen paths: about 1.3 ms of every
+ * `plangate hook` call.
+ */
+let addon: string | undefined | null = null;
+function addonPath(): string | undefined {
+  if (addon === null) {
+    try {
+      addon = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    } catch {
+      addon = undefined;
+    }
+  }
+  return addon;
 }
 
 /** Brings the schema to {@link SCHEMA_VERSION}, in one write transaction. */
@@ -60,7 +80,8 @@ export function openConnection(path: string, options: SqliteStoreOptions = {}): 
 
   return guard(`opening ${path}`, () => {
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-    const conn = new Database(path, { timeout: busyTimeoutMs });
+    const nativeBinding = addonPath();
+    const conn = new Database(path, nativeBinding === undefined ? { timeout: busyTimeoutMs } : { timeout: busyTimeoutMs, nativeBinding });
     try {
       conn.pragma('journal_mode = WAL');
       // FULL: a commit is on disk before it is acknowledged, power loss included (about 0.4 ms a write here; decisions only read).
