@@ -5,7 +5,7 @@
  * a process per tool call then loads one file instead of some 150 modules.
  */
 import { registerHook } from './commands/hook.js';
-import { processIo, type Io } from './io.js';
+import { syncIo, type Io } from './io.js';
 import { runProgram } from './program.js';
 
 /**
@@ -14,6 +14,6 @@ import { runProgram } from './program.js';
  * @example
  * process.exitCode = await main(['hook', '--agent', '0xWORKER', '--format', 'claude-code']);
  */
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+export async function main(argv: string[], io: Io = syncIo): Promise<number> {
   return runProgram(argv, io, [[['hook'], async () => registerHook]]);
 }
