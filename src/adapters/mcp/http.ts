@@ -1,6 +1,6 @@
 /**
  * The gateway for clients over Streamable HTTP: `POST/GET/DELETE /mcp`
- * through the SDK's `StreamableHTTPServerTransport` (stateful: one MCP
+ * through the SDK's Streamable HTTP transport (node-transport.ts; stateful: one MCP
  * session per client, the session id issued at initialize), plus `/health`
  * and `/metrics`. The seat comes from the bearer token, as in
  * `plangate serve`; a session belongs to the seat that opened it, and
@@ -8,7 +8,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenSet } from '../http/auth.js';
 import { busyError, MIN_UPLOAD_RATE, ownShareError, readBody as readBodyBytes, SEND_TIMEOUT_MS, sendTimeout, tooSlowError, type UploadRate } from '../http/limits.js';
@@ -22,6 +21,7 @@ import type { GatewaySession } from './session.js';
 import { handler, serve, type McpListener } from './status.js';
 import { MCP_SESSIONS_PER_SEAT } from './limits.js';
 import { SessionEventStore } from './event-store.js';
+import { NodeStreamableTransport } from './node-transport.js';
 
 export interface McpListenOptions extends AllowedOptions {
   host?: string;
@@ -74,7 +74,7 @@ export const MCP_EVICT_IDLE_MS = 60_000;
 export const MCP_SESSION_IDLE_MS = 60 * 60 * 1000;
 
 interface Open {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableTransport;
   session: GatewaySession;
   seat: string;
   lastSeen: number;
@@ -198,7 +198,7 @@ export async function listenMcp(gateway: McpGateway, options: McpListenOptions):
       return rpcError(res, 429, `Too many sessions: ${principal.seat} has ${perSeat} open, each used within ${evictIdleMs / 1000} s; end one (DELETE /mcp) or retry later`, { 'retry-after': String(Math.max(1, Math.ceil(evictIdleMs / 1000))) });
     }
     const session = gateway.open({ seat: principal.seat });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableTransport({
       sessionIdGenerator: () => randomUUID(),
       // The listener refuses these first (see serve); the SDK's own check stands behind it.
       enableDnsRebindingProtection: true,
