@@ -279,16 +279,16 @@ export interface Decision {
  */
 export type HotAnswer = Omit<Decision, 'settings' | 'tool' | 'agent' | 'agentKnown'> & { settings: SettingValues };
 
+/** The fields of an answer that the approvals on record decide (see plangate.compose.settled). */
+export const SETTLED_FIELDS = ['allowed', 'check', 'code', 'message', 'reason', 'shadow', 'approval'] as const;
+
 /**
  * What the approvals on record decide of a call whose first answer asked
  * for them (`plangate/approval_settled`): the fields of the hot answer they
  * can change. The gate sets them over the first answer, in place of that
  * answer's {@link SETTLED_FIELDS}.
  */
-export type SettledAnswer = Pick<HotAnswer, 'allowed' | 'check' | 'code' | 'message' | 'reason' | 'shadow'> & { approval: ApprovalVerdict };
-
-/** The fields of an answer that the approvals on record decide (see plangate.compose.settled). */
-export const SETTLED_FIELDS = ['allowed', 'check', 'code', 'message', 'reason', 'shadow', 'approval'] as const;
+export type SettledAnswer = Pick<HotAnswer, Exclude<(typeof SETTLED_FIELDS)[number], 'approval'>> & { approval: ApprovalVerdict };
 
 /**
  * The explanation of one call (the policy's explain entrypoint
