@@ -38,19 +38,20 @@ export const NEW_RULE_FILE = 'plan-required.yaml';
  * Target file: the file that already defines the scope; else, for a crew or
  * agent rule, the first file (by name) with a `planRequired.crews` (or
  * `.agents`) map; else the first file with a `planRequired` map; else the
- * first rule file; else a new `plan-required.yaml`. Throws a `RulesError` (`rules_edit_refused`) with
+ * first rule file (with `newFileUnlessPlanRequired`, a new `plan-required.yaml`
+ * instead, so a file about something else is left alone); else a new `plan-required.yaml`. Throws a `RulesError` (`rules_edit_refused`) with
  * every problem when the resulting rule set would be invalid, and writes nothing.
  *
  * @example
  * await setPlanRule('rules', { kind: 'crew', id: 'desk' }, { mode: 'side_effects', windowMin: 15 });
  * // { file: 'plan-required.yaml', changed: true }
  */
-export async function setPlanRule(dir: string, scope: RuleScope, rule: PlanRule): Promise<EditResult> {
+export async function setPlanRule(dir: string, scope: RuleScope, rule: PlanRule, options: { newFileUnlessPlanRequired?: boolean } = {}): Promise<EditResult> {
   const fields: Record<string, unknown> = { mode: rule.mode };
   if (rule.windowMin !== undefined) fields['windowMin'] = rule.windowMin;
   if (rule.acceptUpstream !== undefined) fields['acceptUpstream'] = rule.acceptUpstream;
   if (rule.enforce !== undefined) fields['enforce'] = rule.enforce;
-  return edit(dir, scope, 'set', (doc) => setRule(doc, scopePath(scope), fields));
+  return edit(dir, scope, 'set', (doc) => setRule(doc, scopePath(scope), fields), options.newFileUnlessPlanRequired === true);
 }
 
 /**
@@ -71,17 +72,17 @@ interface RuleFileText {
   doc: Document.Parsed;
 }
 
-async function edit(dir: string, scope: RuleScope, op: 'set' | 'clear', apply: (doc: Document) => Change | undefined): Promise<EditResult> {
+async function edit(dir: string, scope: RuleScope, op: 'set' | 'clear', apply: (doc: Document) => Change | undefined, ownFile = false): Promise<EditResult> {
   if (scope.kind !== 'workspace' && !isValidId(scope.id)) {
     refuse([{ message: `${JSON.stringify(scope.id)} is not a valid ${scope.kind} id` }]);
   }
   // Read, validate and write under one lock: two edits never validate against the same base.
-  return withEditLock(dir, () => editLocked(dir, scope, op, apply));
+  return withEditLock(dir, () => editLocked(dir, scope, op, apply, ownFile));
 }
 
-async function editLocked(dir: string, scope: RuleScope, op: 'set' | 'clear', apply: (doc: Document) => Change | undefined): Promise<EditResult> {
+async function editLocked(dir: string, scope: RuleScope, op: 'set' | 'clear', apply: (doc: Document) => Change | undefined, ownFile: boolean): Promise<EditResult> {
   const files = await readAll(dir);
-  const target = pickTarget(files, scopePath(scope), op);
+  const target = pickTarget(files, scopePath(scope), op, ownFile);
   if (!target) return { file: null, changed: false };
 
   const existing = files.find((f) => f.file === target);
@@ -117,13 +118,13 @@ async function readAll(dir: string): Promise<RuleFileText[]> {
   });
 }
 
-function pickTarget(files: RuleFileText[], rulePath: string[], op: 'set' | 'clear'): string | undefined {
+function pickTarget(files: RuleFileText[], rulePath: string[], op: 'set' | 'clear', ownFile: boolean): string | undefined {
   const defining = files.find((f) => findPair(f.doc, rulePath) !== undefined);
   if (defining || op === 'clear') return defining?.file;
   const hasMap = (keys: string[]) => files.find((f) => isMap(findPair(f.doc, keys)?.pair.value));
   // A new crew or agent rule goes next to the other crew or agent rules, if any.
   const withSiblings = rulePath.length === 3 ? hasMap(rulePath.slice(0, 2)) : undefined;
-  return (withSiblings ?? hasMap(['planRequired']) ?? files[0])?.file ?? NEW_RULE_FILE;
+  return (withSiblings ?? hasMap(['planRequired']) ?? (ownFile ? undefined : files[0]))?.file ?? NEW_RULE_FILE;
 }
 
 function scopePath(scope: RuleScope): string[] {

@@ -56,7 +56,8 @@ describe('the agent hosts guide', () => {
       for (const b of blocks.get(host) ?? []) {
         let actual: string;
         if (b.file.startsWith('~/')) actual = readFileSync(join(home, b.file.slice(2)), 'utf8');
-        else if (b.file === 'cline_mcp_settings.json') actual = r.out.slice(r.out.indexOf('the entry to add:') + 'the entry to add:'.length).replace(/^ {2}/gm, '');
+        // The entry is the indented lines after "the entry to add:".
+        else if (b.file === 'cline_mcp_settings.json') actual = (/the entry to add:\n((?: {2}.*\n)+)/.exec(r.out)?.[1] ?? '').replace(/^ {2}/gm, '');
         else actual = readFileSync(join(project, b.file), 'utf8');
         actual = asShown(actual);
         if (b.lang === 'json') expect(JSON.parse(b.text), b.file).toEqual(JSON.parse(actual));

@@ -5,7 +5,9 @@
  * rules directory, the hook (`plangate hook --format NAME --agent SEAT`,
  * failing closed where the host allows) and plangate's MCP server entry in
  * the host's settings, merged with what is there; prints every file it
- * touched. Everything is worked out before anything is written, so a file
+ * touched, then puts the seat under plan-required mode `side_effects` where
+ * no rule sets a mode for it (init-hook-mode.ts). The host's files are
+ * worked out before any of them is written, so a file
  * it refuses (not JSON, another server under plangate's name) leaves every
  * file as it was; run twice, it changes nothing the second time.
  */
@@ -22,6 +24,7 @@ import { DEFAULT_PLANGATE_SERVER } from '../../hook/pretooluse.js';
 import { hostRulesFile } from '../../hook/setup/host-rules.js';
 import { applyChanges, setupHost, shellWord } from '../../hook/setup/host-setup.js';
 import { EXIT } from '../exit.js';
+import { ensureSeatGated } from './init-hook-mode.js';
 import type { Io } from '../io.js';
 import type { GlobalOptions } from '../main.js';
 
@@ -98,7 +101,8 @@ export async function runInitHook(opts: InitHookOptions, cmd: Command, io: Io): 
     }
   }
   for (const note of rules.notes) io.out(`note: ${note}`);
-  return EXIT.ok;
+  // A hook in front of a seat no mode gates would ask plangate and let everything through.
+  return (await ensureSeatGated(opts.agent, rulesDir, cmd, io, shown)) ? EXIT.ok : EXIT.error;
 }
 
 /** This installation's entry point (bin/plangate.js), from src/ and dist/ alike. */

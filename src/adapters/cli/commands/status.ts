@@ -2,12 +2,14 @@
  * `plangate status`: where this command line finds everything — the rules,
  * the store, the audit log, the policy — and where each setting came from
  * (an option, its environment variable, or the default), and whether a
- * plangate started here would enforce plan-required or fail open, and why.
+ * plangate started here would enforce plan-required or fail open, and why,
+ * with a warning when the rules load but no rule gates anyone.
  * It reads the rules and the policy but opens no store; exit 0 when a start
  * here would enforce, 1 when it would fail open or be refused.
  */
 import type { Command } from 'commander';
 import { formatProblem } from '../../../core/errors.js';
+import type { RulesData } from '../../../core/types.js';
 import { DEFAULT_PATHS, describeLocation, PATH_ENV, resolvePaths, type Paths } from '../../../main/config.js';
 import { readWorkspaceEnv } from '../../../main/env.js';
 import { missingRules, RULES_OPTIONAL_ENV, rulesOptional, type LocationSource } from '../../../main/rules-location.js';
@@ -18,6 +20,12 @@ import type { CommandContext, GlobalOptions } from '../main.js';
 import { packageVersion } from '../main.js';
 
 type Key = keyof Paths;
+
+/** How many plan-required rules (workspace, crews, agents) set a mode other than off. */
+function gatingRules(data: RulesData): number {
+  const pr = data.planRequired;
+  return [pr.workspace, ...Object.values(pr.crews), ...Object.values(pr.agents)].filter((r) => r !== undefined && r.mode !== 'off').length;
+}
 
 export function registerStatus(program: Command, { io, wrap }: CommandContext): void {
   program
@@ -52,6 +60,8 @@ export function registerStatus(program: Command, { io, wrap }: CommandContext): 
         ...(key === 'policy' ? {} : { default: DEFAULT_PATHS[key] }),
       }]));
       const pinned = readWorkspaceEnv(io.env).variables;
+      // Rules that load but gate no one: every call goes through, which a newcomer must not learn from an incident.
+      const gating = state === 'enforcing' && inputs.data ? gatingRules(inputs.data) : undefined;
       const report = {
         version: packageVersion(),
         locations,
@@ -59,7 +69,7 @@ export function registerStatus(program: Command, { io, wrap }: CommandContext): 
         state,
         ...(missing ? { reason: missing } : {}),
         ...(problems.length > 0 ? { problems } : {}),
-        ...(state === 'enforcing' ? { ruleFiles: inputs.files, revision: inputs.revision } : {}),
+        ...(state === 'enforcing' ? { ruleFiles: inputs.files, revision: inputs.revision, gatingRules: gating } : {}),
         pinnedByEnv: pinned,
       };
       if (opts.json) io.out(json(report));
@@ -73,6 +83,7 @@ export function registerStatus(program: Command, { io, wrap }: CommandContext): 
         else if (state === 'refused') io.out(`refused at start: ${missing}`);
         else if (missing) io.out(`failing open (plan-required is NOT enforced; --rules-optional or ${RULES_OPTIONAL_ENV} allows it): ${missing.slice(0, missing.indexOf(').') + 1)}`);
         else io.out(`failing open (plan-required is NOT enforced): ${problems.join('; ')}`);
+        if (gating === 0) io.out(`warning: no rule sets a plan-required mode other than off, so every call goes through without a plan; set one with plangate plan-required set --workspace --mode side_effects (or --agent SEAT), or plangate init --hook HOST --agent SEAT`);
         const names = Object.keys(pinned);
         if (names.length > 0) io.out(`the workspace rule is pinned by the environment (${names.join(', ')})`);
       }

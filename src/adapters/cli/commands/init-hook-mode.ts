@@ -1,0 +1,92 @@
+/**
+ * The last step of `plangate init --hook`: the seat the host acts as must be
+ * under a plan-required mode, or the hook asks plangate before every call
+ * and every call goes through. Where no rule sets a mode for the seat (the
+ * default, `off`), an agent rule with mode `side_effects` is added to the
+ * rules; where a rule sets `off` or shadow mode on purpose, it is kept and
+ * said out loud; where the rules cannot be read, plangate would fail open,
+ * and that is said too. Either way the seat's settings in force are printed.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { EffectiveSettings, SettingSource } from '../../../core/decision.js';
+import { setPlanRule } from '../../../rules/edit.js';
+import { readRuleDir } from '../../../rules/read.js';
+import { createMemoryAuditSink } from '../../../audit/memory.js';
+import { resolvePaths, storeKind } from '../../../main/config.js';
+import { openPlangate, type Plangate } from '../../../main/open.js';
+import type { Io } from '../io.js';
+import type { GlobalOptions } from '../main.js';
+
+/** The mode given to a seat no rule names: every side effect of the host needs a plan. */
+export const INIT_HOOK_MODE = 'side_effects';
+
+/** Where a setting comes from, as the user reads it. */
+function origin(s: SettingSource<unknown>): string {
+  if (s.scope === 'default') return 'the default';
+  const rule = s.scope === 'workspace' ? 'the workspace rule' : `the ${s.scope} rule for ${s.id}`;
+  return s.source ? `${rule}, ${s.source}` : rule;
+}
+
+function describe(seat: string, s: EffectiveSettings): string {
+  return `plan-required for ${seat}: mode ${s.mode.value} (${origin(s.mode)}), window ${s.windowMin.value} min${s.enforce.value ? '' : ', shadow (enforce: false)'}`;
+}
+
+/**
+ * plangate on the rules and store the hook will use, to ask a seat's
+ * settings (its crews are in the store). Nothing is created for it: a store
+ * file not there yet holds no org (an empty one in memory stands in), and
+ * nothing is audited.
+ */
+function openForSettings(cmd: Command, io: Io): Promise<Plangate> {
+  const g = cmd.optsWithGlobals<GlobalOptions>();
+  const paths = resolvePaths({ ...(g.rules ? { rules: g.rules } : {}), ...(g.store ? { store: g.store } : {}), ...(g.policy ? { policy: g.policy } : {}) }, io.env);
+  const store = storeKind(paths.store) === 'postgres' || existsSync(paths.store) ? paths.store : ':memory:';
+  return openPlangate({ rules: paths.rules, store, ...(paths.policy ? { policy: paths.policy } : {}), auditSink: createMemoryAuditSink(), env: io.env, log: (text) => io.err(text) });
+}
+
+/** The rule files in `dir` now (none when it does not exist). */
+async function ruleFileNames(dir: string): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  return (await readRuleDir(dir)).files.map((f) => f.file);
+}
+
+/**
+ * Puts `seat` under plan-required where nothing does, and prints what it
+ * runs under: a mode of `off` or shadow mode set by a rule is kept, with a
+ * warning. Returns false when plangate would fail open with these rules
+ * (the caller exits non-zero so a script notices).
+ *
+ * @example
+ * await ensureSeatGated('0xDEV', 'rules', cmd, io) // "created rules/plan-required.yaml: plan-required mode side_effects for 0xDEV"
+ */
+export async function ensureSeatGated(seat: string, rulesDir: string, cmd: Command, io: Io, shown: (file: string) => string): Promise<boolean> {
+  const read = async () => {
+    const pg = await openForSettings(cmd, io);
+    try {
+      return { settings: await pg.gate.settingsFor(seat), failOpen: pg.status().failOpen };
+    } finally {
+      await pg.close();
+    }
+  };
+  let { settings, failOpen } = await read();
+  if (failOpen) {
+    io.out(`warning: plangate fails open with these rules (${failOpen.reason}): no call of this host is refused for want of a plan until they load; plangate status says why`);
+    return false;
+  }
+  if (settings.mode.value === 'off' && settings.mode.scope === 'default') {
+    const files = new Set(await ruleFileNames(rulesDir));
+    const edit = await setPlanRule(rulesDir, { kind: 'agent', id: seat }, { mode: INIT_HOOK_MODE }, { newFileUnlessPlanRequired: true });
+    const file = join(rulesDir, edit.file ?? '');
+    io.out(`${files.has(edit.file ?? '') ? 'updated' : 'created'} ${shown(file)}: plan-required mode ${INIT_HOOK_MODE} for ${seat} (no rule set a mode for it, so every call would have gone through)`);
+    ({ settings } = await read());
+  }
+  io.out(describe(seat, settings));
+  if (settings.mode.value === 'off') {
+    io.out(`warning: ${seat} runs under mode off: the hook asks plangate before every call, but none is refused for want of a plan; to gate it: plangate plan-required set --agent ${seat} --mode ${INIT_HOOK_MODE}`);
+  } else if (!settings.enforce.value) {
+    io.out(`warning: ${seat} is in shadow mode: a call without a plan is audited and counted, and goes through`);
+  }
+  return true;
+}
