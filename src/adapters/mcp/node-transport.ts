@@ -1,14 +1,15 @@
 /**
  * The SDK's Streamable HTTP server transport for node:http, as the SDK's
  * own `StreamableHTTPServerTransport` is (its web-standard transport behind
- * @hono/node-server's request listener), with one difference: an SSE
- * response is written as it comes.
+ * @hono/node-server's request listener), with two differences: an SSE
+ * response is written as it comes, and primed only when its first message
+ * is slow to come (priming.ts).
  *
  * The listener reads a streamed body ahead before it writes the headers,
  * to give a short body its length, and when a first chunk is there but not
  * a second, waits a timer's turn (at least 1 ms) for it. With resumable
- * streams every POST's SSE stream starts with a priming event, so every
- * call that was not answered at once waited that turn: most of what the
+ * streams a POST's SSE stream may start with a priming event (priming.ts),
+ * so a call that was not answered at once waited that turn: most of what the
  * gateway added to a call over Streamable HTTP. A response marked
  * `Transfer-Encoding: chunked` (which an SSE stream is on HTTP/1.1 anyway)
  * is streamed without reading ahead. (Holding the priming event on the
@@ -20,6 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport, type WebStandardStreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { primeLate } from './priming.js';
 
 /** An SSE response, marked to be streamed as it comes. */
 function streamed(response: Response): Response {
@@ -42,6 +44,8 @@ export class NodeStreamableTransport implements Transport {
 
   constructor(options: WebStandardStreamableHTTPServerTransportOptions) {
     this.web = new WebStandardStreamableHTTPServerTransport(options);
+    // A response stream is primed once it has gone a while without a message (priming.ts).
+    if (options.eventStore) primeLate(this.web);
   }
 
   get sessionId(): string | undefined {

@@ -1,0 +1,79 @@
+/**
+ * When plangate mcp --listen primes a response stream (priming.ts): a call
+ * answered at once gets no priming event (its answer carries an event id of
+ * its own); a call that sends nothing for longer than PRIME_AFTER_MS gets
+ * one, and a stream dropped right after it resumes from its id with the
+ * answer it missed.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { PRIME_AFTER_MS } from '../../src/adapters/mcp/priming.js';
+import { closeAfterEach, httpHarness, makeWorld, RAW_HEADERS, RAW_INIT, TOKENS } from './support.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+
+/** Reads an event stream until `done` holds for what came so far (or the time is up), then stops reading. */
+async function readUntil(res: Response, done: (text: string) => boolean, ms = 15_000): Promise<string> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const end = Date.now() + ms;
+  while (!done(text) && Date.now() < end) {
+    const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), end - Date.now()))]);
+    if (!chunk || chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  await reader.cancel().catch(() => {});
+  return text;
+}
+
+/** The events of a stream's text: each one's id and data. */
+function events(text: string): Array<{ id?: string; data: string }> {
+  return text.split('\n\n').filter((e) => e.trim() !== '').map((e) => ({
+    ...(/^id: (.+)$/m.exec(e) ? { id: (/^id: (.+)$/m.exec(e) as RegExpExecArray)[1] as string } : {}),
+    data: (/^data: ?(.*)$/m.exec(e)?.[1] ?? '').trim(),
+  }));
+}
+
+describe('priming response streams', () => {
+  const closers = closeAfterEach();
+
+  it('primes only a stream that has gone PRIME_AFTER_MS without a message; a drop after it resumes', async () => {
+    const w = makeWorld();
+    const h = await httpHarness(w, [{ name: 'everything', kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] }], 100, []);
+    closers.push(() => h.close());
+    const auth = { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` };
+    const init = await fetch(h.listener.url, { method: 'POST', headers: auth, body: JSON.stringify(RAW_INIT) });
+    const sid = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const headers = { ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    const post = (body: unknown, signal?: AbortSignal) => fetch(h.listener.url, { method: 'POST', headers, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+
+    // Answered at once: one event, the answer, with its id; no empty priming event before it.
+    const quick = events(await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plangate_say', arguments: { body: 'a slow operation' } } })).text());
+    expect(quick).toHaveLength(1);
+    expect(quick[0]?.id).toBeDefined();
+    expect(quick[0]?.data).toContain('"kind":"plan"');
+
+    // Two seconds without a message (no progress token): primed meanwhile, then dropped.
+    const drop = new AbortController();
+    const started = Date.now();
+    const slow = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 2, steps: 1 } } }, drop.signal);
+    const before = events(await readUntil(slow, (t) => t.includes('\n\n')));
+    drop.abort();
+    // The gateway notices the drop (a stream still open would be a conflict).
+    await new Promise((r) => setTimeout(r, 100));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(PRIME_AFTER_MS);
+    expect(before).toHaveLength(1);
+    expect(before[0]?.data).toBe('');
+    const primed = before[0]?.id as string;
+    expect(primed).toBeDefined();
+
+    const resumed = await fetch(h.listener.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': primed } });
+    expect(resumed.status).toBe(200);
+    const after = await readUntil(resumed, (t) => t.includes('"id":3'));
+    expect(after).toContain('Long running operation completed');
+  }, 60_000);
+});
