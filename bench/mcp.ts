@@ -7,8 +7,8 @@
  *      through `plangate mcp --agent … -- <upstream>` (the gateway starts the
  *      upstream as its child) and through the floor (bench/mcp-proxy.ts, the
  *      SDK alone forwarding the call, deciding nothing); in rounds, one call
- *      at a time: each round is one call of each, the order rotating every
- *      round, so all three see the machine as it is at that moment;
+ *      at a time: each round is one call of each, in an order drawn at random
+ *      every round, so all three see the machine as it is at that moment;
  *   2. Streamable HTTP: the same against `plangate mcp --listen` and the
  *      floor in front of the upstream over Streamable HTTP;
  * Added latency is given two ways, both checked against the target: the
@@ -33,7 +33,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isolatedFetch } from './isolated-fetch.js';
 import { openPlangate } from '../src/main/open.js';
-import { emptyTally, percentile, round, summarize, type Samples, type Summary } from './stats.js';
+import { emptyTally, percentile, round, seededRandom, shuffled, summarize, type Samples, type Summary } from './stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
 /** The CLI from the sources (as bench/http.ts runs it), so no build is needed. */
@@ -52,6 +52,8 @@ const BIG_CALLS = Number(process.env['MCP_BENCH_BIG_CALLS'] ?? 200);
  */
 const BASE = process.env['MCP_BENCH_BASE'];
 const BASE_CLI = BASE ? join(BASE, 'test', 'http', 'cli-child.ts') : undefined;
+/** The seed of the rounds' order (MCP_BENCH_SEED to draw another). */
+const ROUND_ORDER_SEED = Number(process.env['MCP_BENCH_SEED'] ?? 27);
 
 const RULES = `
 planRequired:
@@ -133,8 +135,12 @@ type Rounds<K extends string> = Record<K, Samples>;
 
 /**
  * `n` rounds after `warmup` untimed ones: in each, one call of every op, one
- * at a time, the order rotating every round so that each op is as often
- * first, second and third, and all see the machine as it is at that moment.
+ * at a time, in an order drawn at random each round (seeded, so a run can be
+ * repeated), so that each op is as often first, second and third, follows
+ * each other op as often, and all see the machine as it is at that moment.
+ * (A rotating order would have each op always follow the same other one,
+ * whose processes may still be finishing their work on the shared cores:
+ * the same gateway measured in two slots then differed by 1.5× over stdio.)
  */
 async function rounds<K extends string>(n: number, warmup: number, ops: Record<K, Op>): Promise<Rounds<K>> {
   const names = Object.keys(ops) as K[];
@@ -142,9 +148,9 @@ async function rounds<K extends string>(n: number, warmup: number, ops: Record<K
   const ns = Object.fromEntries(names.map((k) => [k, new Float64Array(n)])) as Record<K, Float64Array>;
   const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
+  const random = seededRandom(ROUND_ORDER_SEED);
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j < names.length; j++) {
-      const k = names[(i + j) % names.length] as K;
+    for (const k of shuffled(names, random)) {
       const t0 = process.hrtime.bigint();
       await ops[k](i);
       ns[k][i] = Number(process.hrtime.bigint() - t0);

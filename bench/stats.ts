@@ -181,6 +181,31 @@ export async function interleave<K extends string>(
   return out;
 }
 
+/**
+ * A seeded pseudo-random number generator (mulberry32): numbers in [0, 1),
+ * the same sequence for the same seed, so a run's order can be repeated.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The items in a random order (Fisher–Yates), as a new array. */
+export function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
 /** A fixed piece of work: the same arithmetic loop on every call. */
 function spin(n: number): number {
   let x = 0;
