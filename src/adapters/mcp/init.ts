@@ -10,7 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { NAMESPACE_SEPARATOR } from './names.js';
-import { MAX_LIST_PAGES, readToolList, type UpstreamSpec } from './upstream.js';
+import { MAX_LIST_PAGES, readToolList } from './tool-list.js';
+import type { UpstreamSpec } from './upstream.js';
 
 /** Tool names a rule file can hold (the rules schema's toolName). */
 const RULE_TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:/@-]{0,255}$/;

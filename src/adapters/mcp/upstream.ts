@@ -7,10 +7,7 @@
  * changes, log messages, sampling and elicitation requests — goes to hooks.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -24,9 +21,9 @@ import {
   type Result,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Readable } from 'node:stream';
 import { MAX_UPSTREAM_MESSAGE_BYTES } from './message-bound.js';
-import { createNodeFetch } from './node-fetch.js';
+import { readToolList } from './tool-list.js';
+import { progressBeforeAnswers, stderrHint, upstreamTransport, type StderrTail } from './upstream-transport.js';
 import { asSent, DETAIL_CHARS, isConnectionError, message, notAnMcpAnswer, UpstreamDownError } from './upstream-errors.js';
 
 export { asSent, UpstreamDownError } from './upstream-errors.js';
@@ -68,60 +65,14 @@ export interface LinkOptions {
   maxMessageBytes?: number;
 }
 
-/** Bytes of an upstream's stderr kept to explain why it stopped. */
-const STDERR_TAIL = 2048;
 
 /** How the SDK's Streamable HTTP client tells of an event stream failing (its notification stream, the GET, or a response's). */
 const STREAM_FAILED = /Failed to open SSE stream|Failed to reconnect SSE stream|SSE stream disconnected|Maximum reconnection attempts/;
 /** How it says it stopped opening that stream again. */
 const STREAM_GIVEN_UP = /^Maximum reconnection attempts \(\d+\) exceeded/;
-/** The most a pipe hands over at once, which the SDK's stdio read buffer counts with the message it holds. */
-const STDIO_CHUNK_BYTES = 64 * 1024;
 /** How the SDK's stdio transport says a message passed its `maxBufferSize` (it then ends the process). */
 const STDIO_TOO_LARGE = /^ReadBuffer exceeded maximum size/;
 
-/**
- * Hands an answer to the SDK's client a microtask after it arrives, behind
- * the notifications that came before it. The client runs a notification's
- * handler a microtask late but settles an answer at once, forgetting the
- * request's progress token: a progress notification sent just before the
- * result (read in the same chunk) would otherwise find no token and be lost
- * (MCP TypeScript SDK, `Protocol._onprogress` and `_onresponse`; its issue #2580).
- * Call it after `client.connect(transport)`, which sets `onmessage`.
- */
-export function progressBeforeAnswers(transport: Transport): void {
-  const deliver = transport.onmessage;
-  if (!deliver) return;
-  transport.onmessage = (message, extra) => {
-    if ('method' in message) deliver(message, extra);
-    else queueMicrotask(() => deliver(message, extra));
-  };
-}
-
-/** Pages of `tools/list` read at most: a server that offers more is listed in part (one that never stops paging is cut off). */
-export const MAX_LIST_PAGES = 100;
-
-/**
- * Every page of a server's tool list, up to {@link MAX_LIST_PAGES};
- * `partial` says the server had more, and `meta` is the list's own `_meta`
- * (the pages' merged, a later page's key over an earlier one's).
- *
- * @example
- * const { tools, partial } = await readToolList(client);
- */
-export async function readToolList(client: Client): Promise<{ tools: Tool[]; partial: boolean; meta?: Record<string, unknown> }> {
-  const tools: Tool[] = [];
-  let meta: Record<string, unknown> | undefined;
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const r = await client.listTools(cursor !== undefined ? { cursor } : undefined);
-    tools.push(...r.tools);
-    if (r._meta) meta = { ...meta, ...r._meta };
-    cursor = r.nextCursor;
-    if (cursor === undefined) break;
-  }
-  return { tools, partial: cursor !== undefined, ...(meta ? { meta } : {}) };
-}
 
 /**
  * A live connection to one upstream that reconnects by itself.
@@ -155,7 +106,8 @@ export class UpstreamLink {
   private keptRead = 0;
   private retryMs: number = RECONNECT.firstMs;
   private timer: NodeJS.Timeout | undefined;
-  private stderrTail = '';
+  /** What the upstream last wrote on stderr (a stdio upstream), for the operator's messages. */
+  private stderr: StderrTail | undefined;
 
   private readonly reconnect: Backoff;
   private readonly maxMessageBytes: number;
@@ -300,7 +252,7 @@ export class UpstreamLink {
     if (this.capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
     if (this.capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, (req, extra) => this.hooks.onRequest(req, extra.signal) as never);
     client.onclose = () => {
-      if (this.client === client) this.down(this.spec.kind === 'stdio' ? 'its process exited' : 'the connection closed', this.stderrHint());
+      if (this.client === client) this.down(this.spec.kind === 'stdio' ? 'its process exited' : 'the connection closed', stderrHint(this.stderr));
     };
     if (this.spec.kind === 'http') {
       // The SDK reports its notification stream's failures here, not to a request: the operator is told,
@@ -320,7 +272,11 @@ export class UpstreamLink {
     }
     this.connecting = client;
     try {
-      const transport = this.transport();
+      const { transport, stderr } = upstreamTransport(this.spec, this.maxMessageBytes, (t) => {
+        // Bound for this link's transport alone: a message too large takes this link down, no other.
+        if (this.client?.transport === t || this.connecting?.transport === t) this.tooLarge();
+      });
+      this.stderr = stderr;
       await client.connect(transport);
       progressBeforeAnswers(transport);
       if (this.connecting === client) this.connecting = undefined;
@@ -342,44 +298,8 @@ export class UpstreamLink {
       if (this.connecting === client) this.connecting = undefined;
       await client.close().catch(() => {});
       if (this.client === client) this.client = undefined;
-      this.down('connecting failed', `: ${message(error)}${this.stderrHint()}`);
+      this.down('connecting failed', `: ${message(error)}${stderrHint(this.stderr)}`);
     }
-  }
-
-  private transport(): Transport {
-    const spec = this.spec;
-    if (spec.kind === 'http') {
-      // Bound for this link's transport alone: a message too large takes this link down, no other.
-      const onExceeded = (): void => {
-        if (this.client?.transport === transport || this.connecting?.transport === transport) this.tooLarge();
-      };
-      const transport = new StreamableHTTPClientTransport(new URL(spec.url), {
-        fetch: createNodeFetch({ limit: this.maxMessageBytes, onExceeded }),
-        ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}),
-      });
-      return transport;
-    }
-    const transport = new StdioClientTransport({
-      command: spec.command,
-      args: spec.args,
-      stderr: 'pipe',
-      // The SDK measures what it holds of a message plus the pipe's next chunk (up to 64 KiB):
-      // so a message of the bound itself, arriving behind the end of another, still fits.
-      maxBufferSize: this.maxMessageBytes + STDIO_CHUNK_BYTES,
-      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
-      ...(spec.env !== undefined ? { env: spec.env } : {}),
-    });
-    this.stderrTail = '';
-    (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    return transport;
-  }
-
-  private stderrHint(): string {
-    const lines = this.stderrTail.trim().split('\n');
-    const last = lines[lines.length - 1]?.trim();
-    return last ? ` (its last words on stderr: ${last.slice(0, 200)})` : '';
   }
 
   /**
