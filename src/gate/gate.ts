@@ -3,11 +3,11 @@
  * audit a refusal. It declares the narrow interfaces it needs; the
  * composition root (src/main) picks the concrete store, engine and sink.
  */
-import { ErrorCode, PlangateError, refusalCode, toError } from '../core/errors.js';
+import { ErrorCode, PlangateError, toError } from '../core/errors.js';
 import { FAIL_CLOSED_REVIEWER_CHANNEL, heldWhileFailing, HOLD_ON_STORE_FAILURE, UNREAD_HOLDS_ON_STORE_FAILURE, unreadHoldsWhileFailing } from '../core/failclosed.js';
 import { failOpenDecision, PLAN_REQUIRED_ON_STORE_FAILURE } from '../core/failopen.js';
-import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, HoldKind, McpToolFact, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
-import type { AuditEvent, AuditSink, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked, StoreFailureRefused } from '../audit/port.js';
+import type { Call, Decision, DelegationVerdict, EffectiveSettings, Explanation, McpToolFact, NewMessage, PolicyInput, StoredMessage } from '../core/types.js';
+import type { AuditEvent, AuditSink } from '../audit/port.js';
 import type { Evaluator } from '../engine/policy.js';
 import type { DelegationStore, HoldStore, MessageStore, OrgStore, QuotaStore, RunStore, SnapshotReads, StoreProbe } from '../facts/port.js';
 import type { CountedQuotaKind, QuotaLimit } from '../core/quotas.js';
@@ -16,9 +16,8 @@ import { createQuotaCheck, type QuotaCheck } from './quotas.js';
 import { checkCall } from './call.js';
 import { gatherInput } from './facts.js';
 import { createHolds, type Holds } from './holds.js';
-import { isoTime } from './iso.js';
 import { KnownHolds } from './known-holds.js';
-import { planningRefusalEvent, refusalError } from './refusals.js';
+import { blockedEvent, claimRefusedEvent, heldBlockedEvent, planningRefusalEvent, refusalError, storeFailureEvent } from './refusals.js';
 import { decideWithFacts, explainWithFacts, type Resolutions } from './with-facts.js';
 import { createRuns, type Delegations, type Runs } from './runs.js';
 import { outageJudge, requestFailure, withinBudget } from './store-failures.js';
@@ -380,60 +379,4 @@ export function createGate(options: GateOptions): Gate {
       return current().effective(seat);
     },
   };
-}
-
-/** The audit record of a refused claim. Never a body. */
-export function claimRefusedEvent(input: PolicyInput, claim: ClaimKind, claimed: string[], refused: string): ClaimRefused {
-  return {
-    type: 'ClaimRefused', time: isoTime(input.now), agent: input.agent.id, claim, claimed, refused,
-    tool: input.call.tool, runId: input.call.runId ?? null,
-  };
-}
-
-/** The audit record of a call refused because its own fact gathering failed on a healthy store. */
-function storeFailureEvent(call: Call, reason: string, now: number): StoreFailureRefused {
-  return {
-    type: 'StoreFailureRefused', time: new Date(now).toISOString(), agent: String(call.agent), tool: String(call.tool),
-    runId: typeof call.runId === 'string' ? call.runId : null,
-    delegatedBy: Array.isArray(call.delegatedBy) ? call.delegatedBy.map(String) : [],
-    reason,
-  };
-}
-
-/** The audit record of a held agent's call refused while the store failed. */
-function heldBlockedEvent(call: Call, decision: Decision, hold: { id: string; kind: HoldKind }, now: number): PlanningHoldBlocked {
-  return {
-    type: 'PlanningHoldBlocked',
-    time: new Date(now).toISOString(),
-    agent: call.agent,
-    crew: null,
-    tool: call.tool,
-    toolClass: decision.class,
-    code: refusalCode(decision),
-    runId: call.runId ?? null,
-    holdId: hold.id,
-    holdKind: hold.kind,
-  };
-}
-
-/** The audit record of a refusal (or a shadow-mode would-be refusal): who, what, under which rule. Never a message body. */
-export function blockedEvent(input: PolicyInput, decision: Decision): PlanRequiredBlocked {
-  const mode = decision.settings.mode;
-  const rule: PlanRequiredBlocked['rule'] = { scope: mode.scope };
-  if (mode.id !== undefined) rule.id = mode.id;
-  if (mode.source !== undefined) rule.source = mode.source;
-  const event: PlanRequiredBlocked = {
-    type: 'PlanRequiredBlocked',
-    time: isoTime(input.now),
-    agent: input.agent.id,
-    crew: input.agent.crews[0] ?? null,
-    tool: decision.tool,
-    toolClass: decision.class,
-    mode: mode.value,
-    code: refusalCode(decision),
-    runId: input.call.runId ?? null,
-    rule,
-  };
-  if (decision.allowed && decision.shadow === true) event.shadow = true;
-  return event;
 }

@@ -1,11 +1,12 @@
 /**
- * What the gate does with a refusal beyond returning it: pick its audit
- * event and the error `guard()` throws. Which check refused is the policy's
+ * What the gate does with a refusal beyond returning it: its audit event
+ * (a refused claim, a call refused on a store failure, a held agent's call,
+ * a plan-required refusal) and the error `guard()` throws. Which check refused is the policy's
  * answer (`decision.check`); nothing here re-decides.
  */
 import { CallRefusedError, ErrorCode, PlanRequiredError, refusalCode } from '../core/errors.js';
-import type { Decision, FileFact, PolicyInput } from '../core/types.js';
-import type { AuditEvent, PlanningHoldBlocked, ReadGuardBlocked, ToolChangedBlocked } from '../audit/port.js';
+import type { Call, Decision, FileFact, HoldKind, PolicyInput } from '../core/types.js';
+import type { AuditEvent, ClaimKind, ClaimRefused, PlanningHoldBlocked, PlanRequiredBlocked, ReadGuardBlocked, StoreFailureRefused, ToolChangedBlocked } from '../audit/port.js';
 import { isoTime } from './iso.js';
 import type { Resolutions } from './with-facts.js';
 
@@ -84,4 +85,60 @@ export function refusalError(decision: Decision): Error {
   if (decision.check === 'approval') return new CallRefusedError(ErrorCode.ApprovalRequired, decision);
   if (decision.check === 'tool_pin') return new CallRefusedError(ErrorCode.ToolChanged, decision);
   return new PlanRequiredError(decision);
+}
+
+/** The audit record of a refused claim. Never a body. */
+export function claimRefusedEvent(input: PolicyInput, claim: ClaimKind, claimed: string[], refused: string): ClaimRefused {
+  return {
+    type: 'ClaimRefused', time: isoTime(input.now), agent: input.agent.id, claim, claimed, refused,
+    tool: input.call.tool, runId: input.call.runId ?? null,
+  };
+}
+
+/** The audit record of a call refused because its own fact gathering failed on a healthy store. */
+export function storeFailureEvent(call: Call, reason: string, now: number): StoreFailureRefused {
+  return {
+    type: 'StoreFailureRefused', time: new Date(now).toISOString(), agent: String(call.agent), tool: String(call.tool),
+    runId: typeof call.runId === 'string' ? call.runId : null,
+    delegatedBy: Array.isArray(call.delegatedBy) ? call.delegatedBy.map(String) : [],
+    reason,
+  };
+}
+
+/** The audit record of a held agent's call refused while the store failed. */
+export function heldBlockedEvent(call: Call, decision: Decision, hold: { id: string; kind: HoldKind }, now: number): PlanningHoldBlocked {
+  return {
+    type: 'PlanningHoldBlocked',
+    time: new Date(now).toISOString(),
+    agent: call.agent,
+    crew: null,
+    tool: call.tool,
+    toolClass: decision.class,
+    code: refusalCode(decision),
+    runId: call.runId ?? null,
+    holdId: hold.id,
+    holdKind: hold.kind,
+  };
+}
+
+/** The audit record of a refusal (or a shadow-mode would-be refusal): who, what, under which rule. Never a message body. */
+export function blockedEvent(input: PolicyInput, decision: Decision): PlanRequiredBlocked {
+  const mode = decision.settings.mode;
+  const rule: PlanRequiredBlocked['rule'] = { scope: mode.scope };
+  if (mode.id !== undefined) rule.id = mode.id;
+  if (mode.source !== undefined) rule.source = mode.source;
+  const event: PlanRequiredBlocked = {
+    type: 'PlanRequiredBlocked',
+    time: isoTime(input.now),
+    agent: input.agent.id,
+    crew: input.agent.crews[0] ?? null,
+    tool: decision.tool,
+    toolClass: decision.class,
+    mode: mode.value,
+    code: refusalCode(decision),
+    runId: input.call.runId ?? null,
+    rule,
+  };
+  if (decision.allowed && decision.shadow === true) event.shadow = true;
+  return event;
 }
