@@ -73,7 +73,7 @@ describe('plangate init --hook puts the seat under a plan-required mode', () => 
     writeFileSync(join(w.rules, 'seats.yaml'), 'planRequired:\n  agents:\n    0xDEV: { mode: off }\n');
     let r = await init(w);
     expect(r.status).toBe(0);
-    expect(r.out).toMatch(/warning: 0xDEV runs under mode off: .*plangate plan-required set --agent 0xDEV --mode side_effects/);
+    expect(r.out).toMatch(/warning: 0xDEV runs under mode off \(the agent rule for 0xDEV, seats\.yaml:\d+:\d+\): .*plangate plan-required set --agent 0xDEV --mode side_effects/);
     expect(readFileSync(join(w.rules, 'seats.yaml'), 'utf8')).toBe('planRequired:\n  agents:\n    0xDEV: { mode: off }\n');
     expect((await unplannedWrite(w)).allowed).toBe(true);
 

@@ -154,3 +154,22 @@ describe('plangate mcp over stdio, ending', () => {
     expect(await g.exited).toEqual({ code: 0, signal: null });
   }, 60_000);
 });
+
+describe('plangate mcp over stdio, starting', () => {
+  it('says on stderr when the seat is never refused for want of a plan, and not when it is gated', async () => {
+    const off = makeWorld('planRequired:\n  agents:\n    0xWORKER: { mode: off }\n');
+    const g = gateway(off, { tools: [] });
+    g.send(RAW_INIT);
+    expect(await until(() => g.err().includes('over stdio'), 20_000), g.err()).toBe(true);
+    expect(g.err()).toMatch(/plangate mcp: warning: 0xWORKER runs under mode off \(the agent rule for 0xWORKER, rules\.yaml:\d+:\d+\): none of its calls is refused for want of a plan/);
+    g.child.stdin.end();
+    await g.exited;
+
+    const gated = gateway(makeWorld(), { tools: [] });
+    gated.send(RAW_INIT);
+    expect(await until(() => gated.err().includes('over stdio'), 20_000), gated.err()).toBe(true);
+    expect(gated.err()).not.toContain('warning');
+    gated.child.stdin.end();
+    await gated.exited;
+  }, 60_000);
+});

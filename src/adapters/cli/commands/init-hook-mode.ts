@@ -10,28 +10,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { EffectiveSettings, SettingSource } from '../../../core/decision.js';
 import { setPlanRule } from '../../../rules/edit.js';
 import { readRuleDir } from '../../../rules/read.js';
 import { createMemoryAuditSink } from '../../../audit/memory.js';
 import { resolvePaths, storeKind } from '../../../main/config.js';
 import { openPlangate, type Plangate } from '../../../main/open.js';
 import type { Io } from '../io.js';
+import { describeSeat, ungatedWarning } from '../seat-mode.js';
 import type { GlobalOptions } from '../main.js';
 
 /** The mode given to a seat no rule names: every side effect of the host needs a plan. */
 export const INIT_HOOK_MODE = 'side_effects';
-
-/** Where a setting comes from, as the user reads it. */
-function origin(s: SettingSource<unknown>): string {
-  if (s.scope === 'default') return 'the default';
-  const rule = s.scope === 'workspace' ? 'the workspace rule' : `the ${s.scope} rule for ${s.id}`;
-  return s.source ? `${rule}, ${s.source}` : rule;
-}
-
-function describe(seat: string, s: EffectiveSettings): string {
-  return `plan-required for ${seat}: mode ${s.mode.value} (${origin(s.mode)}), window ${s.windowMin.value} min${s.enforce.value ? '' : ', shadow (enforce: false)'}`;
-}
 
 /**
  * plangate on the rules and store the hook will use, to ask a seat's
@@ -82,11 +71,9 @@ export async function ensureSeatGated(seat: string, rulesDir: string, cmd: Comma
     io.out(`${files.has(edit.file ?? '') ? 'updated' : 'created'} ${shown(file)}: plan-required mode ${INIT_HOOK_MODE} for ${seat} (no rule set a mode for it, so every call would have gone through)`);
     ({ settings } = await read());
   }
-  io.out(describe(seat, settings));
-  if (settings.mode.value === 'off') {
-    io.out(`warning: ${seat} runs under mode off: the hook asks plangate before every call, but none is refused for want of a plan; to gate it: plangate plan-required set --agent ${seat} --mode ${INIT_HOOK_MODE}`);
-  } else if (!settings.enforce.value) {
-    io.out(`warning: ${seat} is in shadow mode: a call without a plan is audited and counted, and goes through`);
-  }
+  io.out(describeSeat(seat, settings));
+  // Kept as the rules set it: a warning, since the hook then asks before every call and refuses none for want of a plan.
+  const warning = ungatedWarning(seat, settings);
+  if (warning) io.out(`warning: ${warning}`);
   return true;
 }

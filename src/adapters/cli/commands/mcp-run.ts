@@ -23,7 +23,9 @@ import { EXIT } from '../exit.js';
 import { oauthFrom, type OAuthFlags } from './oauth-options.js';
 import { withOAuth } from '../../http/oauth.js';
 import type { Io } from '../io.js';
+import { ungatedWarning } from '../seat-mode.js';
 import { openFromOptions, untilSignal, type AuditHup } from '../shared.js';
+import type { Plangate } from '../../../main/open.js';
 
 export interface McpOptions extends OAuthFlags {
   agent?: string;
@@ -110,6 +112,7 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
     } else {
       const status = opts.statusListen ? await listenStatus(gateway, { ...hostPort(opts.statusListen, '--status-listen'), ...allowedOptions(opts), ...(tokens ? { tokens } : {}), log: (t) => io.err(t) }) : undefined;
       if (status) io.err(`plangate mcp: /health and /metrics at ${status.url}`);
+      await warnIfUngated(pg, opts.agent as string, io);
       const session = gateway.open({ seat: opts.agent as string, ...(opts.run !== undefined ? { runId: opts.run } : {}) });
       const transport = new StdioServerTransport();
       const signal = untilSignal();
@@ -142,6 +145,21 @@ export async function runMcp(command: string[], opts: McpOptions, cmd: Command, 
     await pg.close();
   }
   return EXIT.ok;
+}
+
+/**
+ * Says on stderr (which MCP clients keep in their logs) when the seat's
+ * calls are never refused for want of a plan: mode off, or shadow mode.
+ */
+async function warnIfUngated(pg: Plangate, seat: string, io: Io): Promise<void> {
+  let warning: string | undefined;
+  try {
+    warning = ungatedWarning(seat, await pg.gate.settingsFor(seat));
+  } catch {
+    // A store that cannot answer now: each decision says what it does then.
+    return;
+  }
+  if (warning) io.err(`plangate mcp: warning: ${warning}`);
 }
 
 /** What the gateway serves, for its start-up line. */
