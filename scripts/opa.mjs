@@ -27,8 +27,12 @@ export function findOpa() {
   return null;
 }
 
+/** Most bytes of an opa command's output kept: the coverage report is over 1 MiB, spawnSync's default bound. */
+const OPA_OUTPUT_BYTES = 64 * 1024 * 1024;
+
 export function run(opa, args, options = {}) {
-  return spawnSync(opa.bin, args, { encoding: 'utf8', cwd: ROOT, ...options });
+  // Past maxBuffer spawnSync kills the command and keeps what it read so far: a cut report.
+  return spawnSync(opa.bin, args, { encoding: 'utf8', cwd: ROOT, maxBuffer: OPA_OUTPUT_BYTES, ...options });
 }
 
 /**
