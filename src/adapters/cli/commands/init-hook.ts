@@ -20,7 +20,7 @@ import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import { isValidId } from '../../../core/threads.js';
 import { resolvePaths } from '../../../main/config.js';
 import { HOST_NAMES, type HostName } from '../../hook/contract.js';
-import { DEFAULT_PLANGATE_SERVER } from '../../hook/pretooluse.js';
+import { DEFAULT_PLANGATE_SERVER } from '../../hook/options.js';
 import { hostRulesFile } from '../../hook/setup/host-rules.js';
 import { applyChanges, setupHost, shellWord } from '../../hook/setup/host-setup.js';
 import { EXIT } from '../exit.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { ErrorCode, PlangateError } from '../../../core/errors.js';
 import type { HostName } from '../contract.js';
-import { MCP_VIA_EVENT } from '../pretooluse.js';
+import { MCP_VIA_EVENT } from '../options.js';
 import { arrayAt, checkPlainFile, isJsonObject, jsonText, objectAt, readJsonObject, writeIfChanged, type Json, type JsonObject } from './json-settings.js';
 import { isOurs, upsertEntry, upsertInGroups, upsertServer } from './merge.js';
 

@@ -19,7 +19,9 @@
  */
 import { HOST_NAMES, type HookReply } from '../../hook/contract.js';
 import { hostNamed } from '../../hook/hosts/index.js';
-import { checkServerEndpoint, checkServerName, DEFAULT_PLANGATE_SERVER, decideHook, readHookPayload, undecidable, type HookOptions } from '../../hook/pretooluse.js';
+import { checkServerEndpoint, checkServerName, DEFAULT_PLANGATE_SERVER, type HookOptions } from '../../hook/options.js';
+import { readHookPayload } from '../../hook/payload.js';
+import { decideHook, undecidable } from '../../hook/pretooluse.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpCode, HttpError } from '../errors.js';
 import type { Reply, Router } from '../router.js';
