@@ -33,7 +33,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isolatedFetch } from './isolated-fetch.js';
 import { openPlangate } from '../src/main/open.js';
-import { emptyTally, percentile, round, seededRandom, shuffled, summarize, type Samples, type Summary } from './stats.js';
+import { emptyTally, percentile, round, shuffled, summarize, type Samples, type Summary } from './stats.js';
+import { prng } from '../test/support/rng.js';
 
 const ROOT = join(import.meta.dirname, '..');
 /** The CLI from the sources (as bench/http.ts runs it), so no build is needed. */
@@ -148,7 +149,7 @@ async function rounds<K extends string>(n: number, warmup: number, ops: Record<K
   const ns = Object.fromEntries(names.map((k) => [k, new Float64Array(n)])) as Record<K, Float64Array>;
   const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
-  const random = seededRandom(ROUND_ORDER_SEED);
+  const random = prng(ROUND_ORDER_SEED);
   for (let i = 0; i < n; i++) {
     for (const k of shuffled(names, random)) {
       const t0 = process.hrtime.bigint();

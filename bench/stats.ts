@@ -181,21 +181,6 @@ export async function interleave<K extends string>(
   return out;
 }
 
-/**
- * A seeded pseudo-random number generator (mulberry32): numbers in [0, 1),
- * the same sequence for the same seed, so a run's order can be repeated.
- */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The items in a random order (Fisher–Yates), as a new array. */
 export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];

@@ -7,25 +7,10 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { SessionEventStore } from '../../src/adapters/mcp/event-store.js';
-import { closeAfterEach, httpHarness, makeWorld, RAW_HEADERS, RAW_INIT, TOKENS } from './support.js';
+import { closeAfterEach, httpHarness, makeWorld, rawSession, readUntil } from './support.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-
-/** Reads an event stream until `done` holds for what came so far (or the time is up), then stops reading. */
-async function readUntil(res: Response, done: (text: string) => boolean, ms = 15_000): Promise<string> {
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  const end = Date.now() + ms;
-  while (!done(text) && Date.now() < end) {
-    const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), end - Date.now()))]);
-    if (!chunk || chunk.done) break;
-    text += decoder.decode(chunk.value, { stream: true });
-  }
-  await reader.cancel().catch(() => {});
-  return text;
-}
 
 const ids = (text: string) => [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1] as string);
 
@@ -36,13 +21,7 @@ describe('resumable streams', () => {
     const w = makeWorld();
     const h = await httpHarness(w, [{ name: 'everything', kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] }], 100, []);
     closers.push(() => h.close());
-    const auth = { ...RAW_HEADERS, authorization: `Bearer ${TOKENS['0xWORKER']}` };
-    const init = await fetch(h.listener.url, { method: 'POST', headers: auth, body: JSON.stringify(RAW_INIT) });
-    const sid = init.headers.get('mcp-session-id') as string;
-    await init.text();
-    const headers = { ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
-    const post = (body: unknown, signal?: AbortSignal) => fetch(h.listener.url, { method: 'POST', headers, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
-    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+    const { headers, post } = await rawSession(h.listener.url, '0xWORKER');
     expect(await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plangate_say', arguments: { body: 'a long operation' } } })).text()).toContain('"kind":"plan"');
 
     // Five steps of progress over 2.5 s: the stream drops after the first.

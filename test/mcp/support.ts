@@ -193,3 +193,33 @@ export function closeAfterEach(): Array<() => Promise<void>> {
   });
   return closers;
 }
+
+/** Reads an event stream until `done` holds for what came so far (or the time is up), then stops reading. */
+export async function readUntil(res: Response, done: (text: string) => boolean, ms = 15_000): Promise<string> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const end = Date.now() + ms;
+  while (!done(text) && Date.now() < end) {
+    const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), end - Date.now()))]);
+    if (!chunk || chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  await reader.cancel().catch(() => {});
+  return text;
+}
+
+/**
+ * A session opened with raw requests as the seat's client would (initialize, then initialized):
+ * its headers, and a POST of one JSON-RPC message in it.
+ */
+export async function rawSession(url: string, seat: string): Promise<{ headers: Record<string, string>; post(body: unknown, signal?: AbortSignal): Promise<Response> }> {
+  const auth = { ...RAW_HEADERS, authorization: `Bearer ${TOKENS[seat] as string}` };
+  const init = await fetch(url, { method: 'POST', headers: auth, body: JSON.stringify(RAW_INIT) });
+  const sid = init.headers.get('mcp-session-id') as string;
+  await init.text();
+  const headers = { ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+  const post = (body: unknown, signal?: AbortSignal) => fetch(url, { method: 'POST', headers, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+  return { headers, post };
+}
