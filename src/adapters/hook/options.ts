@@ -6,7 +6,8 @@
 import { ErrorCode, PlangateError } from '../../core/errors.js';
 import type { HookCall } from './contract.js';
 
-function bad(message: string): PlangateError {
+/** A hook's flag or payload that cannot be taken: `invalid_input`, named as the hook's. */
+export function badHookInput(message: string): PlangateError {
   return new PlangateError(ErrorCode.InvalidInput, `plangate hook: ${message}`);
 }
 
@@ -64,8 +65,8 @@ export const MCP_VIA_NOTE = `plangate: an MCP call, decided by plangate's ${MCP_
 
 /** Checks `--mcp-via`: only {@link MCP_VIA_EVENT}, and only for Cursor's contract. */
 export function checkMcpVia(value: string, format: string | undefined): typeof MCP_VIA_EVENT {
-  if (value !== MCP_VIA_EVENT) throw bad(`--mcp-via: "${value}" is not an event plangate answers for MCP calls (${MCP_VIA_EVENT})`);
-  if (format !== 'cursor') throw bad('--mcp-via is for Cursor\'s preToolUse hook: give --format cursor');
+  if (value !== MCP_VIA_EVENT) throw badHookInput(`--mcp-via: "${value}" is not an event plangate answers for MCP calls (${MCP_VIA_EVENT})`);
+  if (format !== 'cursor') throw badHookInput('--mcp-via is for Cursor\'s preToolUse hook: give --format cursor');
   return value;
 }
 
@@ -88,12 +89,12 @@ export function ownToolOf(call: HookCall, options: HookOptions): string | undefi
 
 /** Checks `--plangate-server-url` / `--plangate-server-command`: a value to match exactly, never empty. */
 export function checkServerEndpoint(flag: string, value: string): string {
-  if (value.trim() === '' || value.length > 4096) throw bad(`${flag}: give the URL or command of plangate's MCP server exactly as the host reports it`);
+  if (value.trim() === '' || value.length > 4096) throw badHookInput(`${flag}: give the URL or command of plangate's MCP server exactly as the host reports it`);
   return value;
 }
 
 /** Checks the `--plangate-server` name; throws `invalid_input` for one no host would write. */
 export function checkServerName(name: string): string {
-  if (!SERVER_NAME.test(name)) throw bad(`--plangate-server: "${name}" is not an MCP server name`);
+  if (!SERVER_NAME.test(name)) throw badHookInput(`--plangate-server: "${name}" is not an MCP server name`);
   return name;
 }

@@ -3,11 +3,12 @@
  * shape (`--format`, else recognised), with the contract that answers it.
  * What cannot be read is answered with a refusal in a blocking shape.
  */
-import { ErrorCode, PlangateError, toError } from '../../core/errors.js';
+import { toError } from '../../core/errors.js';
 import { checkJson } from '../../core/json.js';
 import { HOST_NAMES, type HookReply, type HostContract } from './contract.js';
 import { claudeDeny } from './hosts/claude-code.js';
 import { hostNamed, recognise } from './hosts/index.js';
+import { badHookInput } from './options.js';
 
 /** Largest payload read, in bytes. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
@@ -24,10 +25,6 @@ export const UNKNOWN_HOST_EXIT = 2;
 export interface HookPayload {
   contract: HostContract;
   doc: Record<string, unknown>;
-}
-
-function bad(message: string): PlangateError {
-  return new PlangateError(ErrorCode.InvalidInput, `plangate hook: ${message}`);
 }
 
 export function refusedText(message: string): string {
@@ -54,7 +51,7 @@ export function unknownHostRefusal(message: string): HookReply {
  */
 export function contractNamed(format: string): HostContract {
   const contract = hostNamed(format);
-  if (!contract) throw bad(`--format: "${format}" is not a host plangate answers (${HOST_NAMES.join(', ')})`);
+  if (!contract) throw badHookInput(`--format: "${format}" is not a host plangate answers (${HOST_NAMES.join(', ')})`);
   return contract;
 }
 
@@ -74,13 +71,13 @@ export function readHookPayload(text: string, format?: string): HookPayload | Ho
   }
   let doc: unknown;
   try {
-    if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) throw bad(`the payload is larger than ${MAX_PAYLOAD_BYTES} bytes`);
+    if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) throw badHookInput(`the payload is larger than ${MAX_PAYLOAD_BYTES} bytes`);
     try {
       doc = JSON.parse(text);
     } catch {
-      throw bad('the payload is not JSON');
+      throw badHookInput('the payload is not JSON');
     }
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw bad('the payload is not a JSON object');
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw badHookInput('the payload is not a JSON object');
     // Bounded nesting and well-formed Unicode, as every JSON body plangate reads.
     checkJson(doc, 'plangate hook: the payload');
   } catch (error) {

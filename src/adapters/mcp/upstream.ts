@@ -65,14 +65,12 @@ export interface LinkOptions {
   maxMessageBytes?: number;
 }
 
-
 /** How the SDK's Streamable HTTP client tells of an event stream failing (its notification stream, the GET, or a response's). */
 const STREAM_FAILED = /Failed to open SSE stream|Failed to reconnect SSE stream|SSE stream disconnected|Maximum reconnection attempts/;
 /** How it says it stopped opening that stream again. */
 const STREAM_GIVEN_UP = /^Maximum reconnection attempts \(\d+\) exceeded/;
 /** How the SDK's stdio transport says a message passed its `maxBufferSize` (it then ends the process). */
 const STDIO_TOO_LARGE = /^ReadBuffer exceeded maximum size/;
-
 
 /**
  * A live connection to one upstream that reconnects by itself.

@@ -10,8 +10,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { setPlanRule } from '../../../rules/edit.js';
-import { readRuleDir } from '../../../rules/read.js';
+import type { EffectiveSettings } from '../../../core/decision.js';
+import { NEW_RULE_FILE, setPlanRule } from '../../../rules/edit.js';
 import { createMemoryAuditSink } from '../../../audit/memory.js';
 import { resolvePaths, storeKind } from '../../../main/config.js';
 import { openPlangate, type Plangate } from '../../../main/open.js';
@@ -35,12 +35,6 @@ function openForSettings(cmd: Command, io: Io): Promise<Plangate> {
   return openPlangate({ rules: paths.rules, store, ...(paths.policy ? { policy: paths.policy } : {}), auditSink: createMemoryAuditSink(), env: io.env, log: (text) => io.err(text) });
 }
 
-/** The rule files in `dir` now (none when it does not exist). */
-async function ruleFileNames(dir: string): Promise<string[]> {
-  if (!existsSync(dir)) return [];
-  return (await readRuleDir(dir)).files.map((f) => f.file);
-}
-
 /**
  * Puts `seat` under plan-required where nothing does, and prints what it
  * runs under: a mode of `off` or shadow mode set by a rule is kept, with a
@@ -51,29 +45,34 @@ async function ruleFileNames(dir: string): Promise<string[]> {
  * await ensureSeatGated('0xDEV', 'rules', cmd, io) // "created rules/plan-required.yaml: plan-required mode side_effects for 0xDEV"
  */
 export async function ensureSeatGated(seat: string, rulesDir: string, cmd: Command, io: Io, shown: (file: string) => string): Promise<boolean> {
-  const read = async () => {
-    const pg = await openForSettings(cmd, io);
-    try {
-      return { settings: await pg.gate.settingsFor(seat), failOpen: pg.status().failOpen };
-    } finally {
-      await pg.close();
+  const pg = await openForSettings(cmd, io);
+  try {
+    const failOpen = pg.status().failOpen;
+    if (failOpen) {
+      io.out(`warning: plangate fails open with these rules (${failOpen.reason}): no call of this host is refused for want of a plan until they load; plangate status says why`);
+      return false;
     }
-  };
-  let { settings, failOpen } = await read();
-  if (failOpen) {
-    io.out(`warning: plangate fails open with these rules (${failOpen.reason}): no call of this host is refused for want of a plan until they load; plangate status says why`);
-    return false;
+    let settings = await pg.gate.settingsFor(seat);
+    if (settings.mode.value === 'off' && settings.mode.scope === 'default') {
+      // The edit writes to a file that defines plan-required rules already, else to a new NEW_RULE_FILE.
+      const fresh = !existsSync(join(rulesDir, NEW_RULE_FILE));
+      const edit = await setPlanRule(rulesDir, { kind: 'agent', id: seat }, { mode: INIT_HOOK_MODE }, { newFileUnlessPlanRequired: true });
+      const file = edit.file ?? NEW_RULE_FILE;
+      io.out(`${fresh && file === NEW_RULE_FILE ? 'created' : 'updated'} ${shown(join(rulesDir, file))}: plan-required mode ${INIT_HOOK_MODE} for ${seat} (no rule set a mode for it, so every call would have gone through)`);
+      await pg.reload();
+      settings = await pg.gate.settingsFor(seat);
+    }
+    report(seat, settings, io);
+    return true;
+  } finally {
+    await pg.close();
   }
-  if (settings.mode.value === 'off' && settings.mode.scope === 'default') {
-    const files = new Set(await ruleFileNames(rulesDir));
-    const edit = await setPlanRule(rulesDir, { kind: 'agent', id: seat }, { mode: INIT_HOOK_MODE }, { newFileUnlessPlanRequired: true });
-    const file = join(rulesDir, edit.file ?? '');
-    io.out(`${files.has(edit.file ?? '') ? 'updated' : 'created'} ${shown(file)}: plan-required mode ${INIT_HOOK_MODE} for ${seat} (no rule set a mode for it, so every call would have gone through)`);
-    ({ settings } = await read());
-  }
+}
+
+/** The seat's settings in force, and a warning when they refuse nothing for want of a plan. */
+function report(seat: string, settings: EffectiveSettings, io: Io): void {
   io.out(describeSeat(seat, settings));
   // Kept as the rules set it: a warning, since the hook then asks before every call and refuses none for want of a plan.
   const warning = ungatedWarning(seat, settings);
   if (warning) io.out(`warning: ${warning}`);
-  return true;
 }
