@@ -25,7 +25,8 @@ state := "changed" if pin != input.call.mcp.digest
 
 default refused := false
 
-refused if state == "changed"
+# state == "changed", without working out the other states.
+refused if pin != input.call.mcp.digest
 
 code := concat(":", ["tool_changed", input.call.tool])
 

@@ -52,13 +52,14 @@ builtin_specs := {
 bare_name := parts[count(parts) - 1] if parts := split(input.call.tool, "__")
 
 # Every built-in read tool's name has "read" in it: other tools skip the lookup.
+# The lookups come first: most tools have no spec, and need no bare name.
 spec := s if {
-	not other_resource
 	s := data.plangate.rules.readGuard.tools[input.call.tool]
+	not other_resource
 } else := s if {
 	contains(input.call.tool, "read")
-	not other_resource
 	s := builtin_specs[bare_name]
+	not other_resource
 }
 
 # other_resource: a resources/read of a URI that is not a file: URI (memo://,

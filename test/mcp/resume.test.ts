@@ -76,4 +76,28 @@ describe('the session event store', () => {
     await small.storeEvent('a', { jsonrpc: '2.0', method: 'x', params: { text: 'z'.repeat(150) } });
     expect(await small.getStreamIdForEventId(big)).toBeUndefined();
   });
+
+  it('knows only the ids it issued, on their own stream', async () => {
+    const store = new SessionEventStore();
+    const a = await store.storeEvent('a', msg(1));
+    await store.storeEvent('b', msg(2));
+    expect(a).toBe('a#0');
+    expect(await store.getStreamIdForEventId('a#0')).toBe('a');
+    for (const forged of ['b#0', 'a#00', 'a#1', 'a#2', 'a#-1', 'a#', '#0', 'a', 'a#1e0', 'a# 0']) {
+      expect(await store.getStreamIdForEventId(forged), forged).toBeUndefined();
+    }
+    await expect(store.replayEventsAfter('b#0', { send: async () => {} })).rejects.toThrow(/not kept/);
+  });
+
+  it('gives the writer the JSON of the message it stored last, and of no other', async () => {
+    const store = new SessionEventStore();
+    const first = msg(1);
+    const second = msg(2);
+    await store.storeEvent('a', first);
+    expect(store.textOf(first)).toBe(JSON.stringify(first));
+    await store.storeEvent('a', second);
+    expect(store.textOf(first)).toBeUndefined();
+    expect(store.textOf(structuredClone(second))).toBeUndefined();
+    expect(store.textOf(second)).toBe(JSON.stringify(second));
+  });
 });

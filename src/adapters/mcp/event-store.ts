@@ -6,6 +6,13 @@
  * latest MAX_SESSION_EVENTS messages and MAX_SESSION_EVENT_BYTES of them,
  * the oldest dropped first. An id it no longer holds (or never issued) is
  * answered 400 by the SDK's transport: the client starts a new stream.
+ *
+ * Every message of a session is stored on its way out, so storing is kept
+ * cheap: the events sit in one array in the order of their sequence numbers
+ * (an id names its place, no index to keep), and each as its JSON text, which
+ * its size needs anyway and which the writer sends as it is (sse-writer.ts);
+ * only a replay parses it again. Keeping text, not the message, also leaves
+ * the message's objects to be collected young.
  */
 import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -16,70 +23,72 @@ export const MAX_SESSION_EVENTS = 1000;
 export const MAX_SESSION_EVENT_BYTES = 8 * 1024 * 1024;
 
 interface Stored {
+  seq: number;
   stream: string;
-  message: JSONRPCMessage;
-  bytes: number;
+  /** The message as JSON. */
+  text: string;
 }
 
 /**
  * A bounded, in-memory event store for one session. Event ids are
- * `<stream>#<sequence>`: the sequence orders the replay.
+ * `<stream>#<sequence>`: the sequence orders the replay and finds the event.
  *
  * @example
  * new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, eventStore: new SessionEventStore() });
  */
 export class SessionEventStore implements EventStore {
-  private readonly events = new Map<string, Stored>();
-  /**
-   * The ids kept, oldest first, from `head` on: the oldest is found without
-   * iterating the Map (whose iteration walks past every entry deleted since
-   * its last rehash, a cost that grows with the events dropped).
-   */
-  private order: string[] = [];
+  /** The events kept are `events[head…]`, oldest first, their sequence numbers consecutive. */
+  private events: (Stored | undefined)[] = [];
   private head = 0;
   private next = 0;
   private bytes = 0;
+  /** The message stored last and its text, for the writer (sse-writer.ts). */
+  private last: { message: JSONRPCMessage; text: string } | undefined;
 
   constructor(private readonly most = MAX_SESSION_EVENTS, private readonly mostBytes = MAX_SESSION_EVENT_BYTES) {}
 
   async storeEvent(stream: string, message: JSONRPCMessage): Promise<string> {
-    const id = `${stream}#${this.next++}`;
-    const bytes = JSON.stringify(message).length;
-    this.events.set(id, { stream, message, bytes });
-    this.order.push(id);
-    this.bytes += bytes;
+    const seq = this.next++;
+    const text = JSON.stringify(message);
+    this.events.push({ seq, stream, text });
+    this.bytes += text.length;
+    this.last = { message, text };
     // The oldest are dropped first; the newest event is kept even when it alone is over the bytes.
-    while ((this.events.size > this.most || this.bytes > this.mostBytes) && this.order.length - this.head > 1) {
-      const old = this.order[this.head++] as string;
-      this.bytes -= (this.events.get(old) as Stored).bytes;
-      this.events.delete(old);
+    while ((this.events.length - this.head > this.most || this.bytes > this.mostBytes) && this.events.length - this.head > 1) {
+      this.bytes -= (this.events[this.head] as Stored).text.length;
+      this.events[this.head++] = undefined;
     }
-    if (this.head > 1024 && this.head * 2 > this.order.length) {
-      this.order = this.order.slice(this.head);
+    if (this.head > 1024 && this.head * 2 > this.events.length) {
+      this.events = this.events.slice(this.head);
       this.head = 0;
     }
-    return id;
+    return `${stream}#${seq}`;
+  }
+
+  /** The JSON of `message` when it is the one stored last (the writer sends it without serializing it again). */
+  textOf(message: unknown): string | undefined {
+    const last = this.last;
+    return last !== undefined && last.message === message ? last.text : undefined;
   }
 
   async getStreamIdForEventId(id: string): Promise<string | undefined> {
-    return this.events.get(id)?.stream;
+    return this.find(id)?.stream;
   }
 
   async replayEventsAfter(lastId: string, { send }: { send: (id: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
-    const last = this.events.get(lastId);
+    const last = this.find(lastId);
     if (!last) throw new Error(`event ${lastId} is not kept`);
-    let sent = lastId;
+    let sent = last.seq;
     /** Sends what the stream stored after `sent`; says whether there was any. */
     const pass = async (): Promise<boolean> => {
-      let after = false;
       let more = false;
-      for (const [id, e] of this.events) {
-        if (id === sent) after = true;
-        else if (after && e.stream === last.stream) {
-          await send(id, e.message);
-          sent = id;
-          more = true;
-        }
+      // Looked up again at each event: a send may wait, and events are stored and dropped meanwhile.
+      for (let at = this.indexOf(sent + 1); at !== undefined; at = this.indexOf(sent + 1)) {
+        const e = this.events[at] as Stored;
+        sent = e.seq;
+        if (e.stream !== last.stream) continue;
+        await send(`${e.stream}#${e.seq}`, JSON.parse(e.text) as JSONRPCMessage);
+        more = true;
       }
       return more;
     };
@@ -89,5 +98,23 @@ export class SessionEventStore implements EventStore {
     do await new Promise((resolve) => setImmediate(resolve));
     while (await pass());
     return last.stream;
+  }
+
+  /** The index of the event with sequence number `seq`, when it is kept. */
+  private indexOf(seq: number): number | undefined {
+    const oldest = this.events[this.head];
+    if (oldest === undefined || seq < oldest.seq) return undefined;
+    const at = this.head + (seq - oldest.seq);
+    return at < this.events.length ? at : undefined;
+  }
+
+  /** The event an id names, when it is kept and the id is one this store issued. */
+  private find(id: string): Stored | undefined {
+    const hash = id.lastIndexOf('#');
+    const digits = id.slice(hash + 1);
+    if (hash < 0 || !/^(0|[1-9]\d{0,14})$/.test(digits)) return undefined;
+    const at = this.indexOf(Number(digits));
+    const e = at === undefined ? undefined : this.events[at];
+    return e !== undefined && e.stream === id.slice(0, hash) ? e : undefined;
   }
 }

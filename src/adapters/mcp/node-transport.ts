@@ -1,14 +1,15 @@
 /**
  * The SDK's Streamable HTTP server transport for node:http, as the SDK's
  * own `StreamableHTTPServerTransport` is (its web-standard transport behind
- * @hono/node-server's request listener), with two differences: an SSE
- * response is written as it comes, and primed only when its first message
- * is slow to come (priming.ts).
+ * @hono/node-server's request listener), with three differences: an SSE
+ * response is written as it comes, primed only when its first message is
+ * slow to come, and each of its messages written with the JSON the event
+ * store keeps of it (sse-writer.ts).
  *
  * The listener reads a streamed body ahead before it writes the headers,
  * to give a short body its length, and when a first chunk is there but not
  * a second, waits a timer's turn (at least 1 ms) for it. With resumable
- * streams a POST's SSE stream may start with a priming event (priming.ts),
+ * streams a POST's SSE stream may start with a priming event (sse-writer.ts),
  * so a call that was not answered at once waited that turn: most of what the
  * gateway added to a call over Streamable HTTP. A response marked
  * `Transfer-Encoding: chunked` (which an SSE stream is on HTTP/1.1 anyway)
@@ -21,7 +22,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport, type WebStandardStreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { primeLate } from './priming.js';
+import type { SessionEventStore } from './event-store.js';
+import { writeEvents } from './sse-writer.js';
 
 /** An SSE response, marked to be streamed as it comes. */
 function streamed(response: Response): Response {
@@ -42,10 +44,10 @@ function streamed(response: Response): Response {
 export class NodeStreamableTransport implements Transport {
   private readonly web: WebStandardStreamableHTTPServerTransport;
 
-  constructor(options: WebStandardStreamableHTTPServerTransportOptions) {
+  constructor(options: Omit<WebStandardStreamableHTTPServerTransportOptions, 'eventStore'> & { eventStore?: SessionEventStore }) {
     this.web = new WebStandardStreamableHTTPServerTransport(options);
-    // A response stream is primed once it has gone a while without a message (priming.ts).
-    if (options.eventStore) primeLate(this.web);
+    // Each message written as stored; a response stream primed once it has gone a while without one (sse-writer.ts).
+    if (options.eventStore) writeEvents(this.web, options.eventStore);
   }
 
   get sessionId(): string | undefined {

@@ -1,13 +1,13 @@
 /**
- * When plangate mcp --listen primes a response stream (priming.ts): a call
+ * How plangate mcp --listen writes a response stream (sse-writer.ts): a call
  * answered at once gets no priming event (its answer carries an event id of
- * its own); a call that sends nothing for longer than PRIME_AFTER_MS gets
- * one, and a stream dropped right after it resumes from its id with the
- * answer it missed.
+ * its own), and its event is the SDK's, with the JSON the event store kept;
+ * a call that sends nothing for longer than PRIME_AFTER_MS gets one, and a
+ * stream dropped right after it resumes from its id with the answer it missed.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { PRIME_AFTER_MS } from '../../src/adapters/mcp/priming.js';
+import { PRIME_AFTER_MS } from '../../src/adapters/mcp/sse-writer.js';
 import { closeAfterEach, httpHarness, makeWorld, rawSession, readUntil } from './support.js';
 
 const require = createRequire(import.meta.url);
@@ -21,7 +21,7 @@ function events(text: string): Array<{ id?: string; data: string }> {
   }));
 }
 
-describe('priming response streams', () => {
+describe('writing response streams', () => {
   const closers = closeAfterEach();
 
   it('primes only a stream that has gone PRIME_AFTER_MS without a message; a drop after it resumes', async () => {
@@ -31,10 +31,15 @@ describe('priming response streams', () => {
     const { headers, post } = await rawSession(h.listener.url, '0xWORKER');
 
     // Answered at once: one event, the answer, with its id; no empty priming event before it.
-    const quick = events(await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plangate_say', arguments: { body: 'a slow operation' } } })).text());
+    const raw = await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plangate_say', arguments: { body: 'a slow operation' } } })).text();
+    const quick = events(raw);
     expect(quick).toHaveLength(1);
     expect(quick[0]?.id).toBeDefined();
     expect(quick[0]?.data).toContain('"kind":"plan"');
+    // The SDK's event, byte for byte: its name, its id, the message's JSON on one data line.
+    const answer = JSON.parse(quick[0]?.data as string) as { id: number; result: unknown };
+    expect(answer.id).toBe(2);
+    expect(raw).toBe(`event: message\nid: ${quick[0]?.id}\ndata: ${JSON.stringify(answer)}\n\n`);
 
     // Two seconds without a message (no progress token): primed meanwhile, then dropped.
     const drop = new AbortController();

@@ -1,16 +1,25 @@
 /**
- * When a response stream is primed. With an event store, the SDK's
- * web-standard transport starts every POST's SSE stream with a priming
- * event (an event id and empty data), so that a client whose stream drops
- * before the first message can still resume it (MCP 2025-11-25,
- * Transports, "Resumability and Redelivery": the server SHOULD send one).
- * Every message the stream carries has an event id of its own, so a
- * stream whose first message comes at once is resumable without it; the
- * priming event only costs such a call an extra event to store, send and
- * parse — most of what resumable streams added to a call through the
- * gateway. Here a stream is primed PRIME_AFTER_MS after it opens, when it
- * is still open and has carried nothing: a long call is resumable from
- * then on, a quick one is answered without the extra event.
+ * How the events of a session's SSE streams are written: each message as
+ * the event store keeps it, and a response stream primed only when its
+ * first message is slow to come.
+ *
+ * **The stored text.** With an event store, every message the transport
+ * sends is stored first, and the store (event-store.ts) serializes it to
+ * know its size. The event that carries it is written with that text, in
+ * the SDK's format (`event: message`, the id, `data:` and the JSON), so a
+ * message is serialized once on its way out, not twice.
+ *
+ * **Priming late.** With an event store, the SDK's web-standard transport
+ * starts every POST's SSE stream with a priming event (an event id and
+ * empty data), so that a client whose stream drops before the first
+ * message can still resume it (MCP 2025-11-25, Transports, "Resumability
+ * and Redelivery": the server SHOULD send one). Every message the stream
+ * carries has an event id of its own, so a stream whose first message comes
+ * at once is resumable without it; the priming event only costs such a call
+ * an extra event to store, send and parse. Here a stream is primed
+ * PRIME_AFTER_MS after it opens, when it is still open and has carried
+ * nothing: a long call is resumable from then on, a quick one is answered
+ * without the extra event.
  *
  * This hooks two methods of the SDK's transport instance (its
  * `writePrimingEvent` and `writeSSEEvent`, @modelcontextprotocol/sdk
@@ -20,6 +29,7 @@
  */
 import type { TextEncoder } from 'node:util';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { SessionEventStore } from './event-store.js';
 
 /**
  * How long a response stream may go without an event before it is primed.
@@ -39,18 +49,20 @@ interface TransportInside {
 }
 
 /**
- * Primes the response streams of `transport` only once they have gone
- * PRIME_AFTER_MS without an event.
+ * Writes the events of `transport` with the text `store` keeps of each
+ * message, and primes its response streams only once they have gone
+ * `afterMs` without an event.
  *
  * @example
+ * const eventStore = new SessionEventStore();
  * const web = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator, eventStore });
- * primeLate(web);
+ * writeEvents(web, eventStore);
  */
-export function primeLate(transport: WebStandardStreamableHTTPServerTransport, afterMs = PRIME_AFTER_MS): void {
+export function writeEvents(transport: WebStandardStreamableHTTPServerTransport, store: Pick<SessionEventStore, 'textOf'>, afterMs = PRIME_AFTER_MS): void {
   const inside = transport as unknown as TransportInside;
   // An SDK that no longer has these would leave every stream unprimed without a word: refuse it here.
   if (typeof inside.writePrimingEvent !== 'function' || typeof inside.writeSSEEvent !== 'function' || !(inside._streamMapping instanceof Map)) {
-    throw new Error("the MCP SDK's Streamable HTTP transport no longer has writePrimingEvent, writeSSEEvent or _streamMapping: see src/adapters/mcp/priming.ts");
+    throw new Error("the MCP SDK's Streamable HTTP transport no longer has writePrimingEvent, writeSSEEvent or _streamMapping: see src/adapters/mcp/sse-writer.ts");
   }
   const prime = inside.writePrimingEvent.bind(transport);
   const write = inside.writeSSEEvent.bind(transport);
@@ -72,6 +84,15 @@ export function primeLate(transport: WebStandardStreamableHTTPServerTransport, a
       clearTimeout(timer);
       waiting.delete(controller);
     }
-    return write(controller, encoder, message, eventId);
+    const text = eventId === undefined ? undefined : store.textOf(message);
+    if (text === undefined) return write(controller, encoder, message, eventId);
+    // The SDK's event, as its writeSSEEvent makes it, with the message's JSON as stored.
+    try {
+      controller.enqueue(encoder.encode(`event: message\nid: ${eventId}\ndata: ${text}\n\n`));
+      return true;
+    } catch (error) {
+      transport.onerror?.(error as Error);
+      return false;
+    }
   };
 }
