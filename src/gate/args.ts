@@ -20,6 +20,8 @@ export interface PolicyArgs {
   args: Record<string, unknown>;
   /** Arguments left out because their JSON is over {@link POLICY_ARG_MAX_BYTES} bytes. */
   omitted: string[];
+  /** Every argument is shown, as given: the view holds the same as the arguments. */
+  whole: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface PolicyArgs {
  * argument name) is skipped: no check can be reading it.
  *
  * @example
- * argsForPolicy({ path: 'a.log', content: 'x'.repeat(5000) }) // { args: { path: 'a.log' }, omitted: ['content'] }
+ * argsForPolicy({ path: 'a.log', content: 'x'.repeat(5000) }) // { args: { path: 'a.log' }, omitted: ['content'], whole: false }
  */
 export function argsForPolicy(args: Record<string, unknown>): PolicyArgs {
   const keys = Object.keys(args);
@@ -42,6 +44,7 @@ export function argsForPolicy(args: Record<string, unknown>): PolicyArgs {
   }
   const out: Record<string, unknown> = {};
   const omitted: string[] = [];
+  let shown = 0;
   for (const key of keys) {
     if (!ARG_KEY.test(key) || key === '__proto__') continue;
     const value = args[key];
@@ -50,6 +53,7 @@ export function argsForPolicy(args: Record<string, unknown>): PolicyArgs {
       continue;
     }
     Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    shown++;
   }
-  return { args: out, omitted };
+  return { args: out, omitted, whole: shown === keys.length };
 }

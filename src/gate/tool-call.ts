@@ -159,8 +159,8 @@ export function callFor(call: Pick<ToolCall, 'seat' | 'tool' | 'args' | 'runId' 
     const shown = argsForPolicy(call.args);
     out.args = shown.args;
     if (shown.omitted.length > 0) out.omittedArgs = shown.omitted;
-    // An approval is bound to the whole arguments, not the policy's view of them.
-    out.callArgs = call.args;
+    // An approval is bound to the whole arguments, not the policy's view of them (the same when nothing is left out).
+    if (!shown.whole) out.callArgs = call.args;
   }
   if (annotations !== undefined) out.annotations = annotations;
   return out;

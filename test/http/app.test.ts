@@ -161,7 +161,9 @@ describe('Router', () => {
 describe('argsForPolicy', () => {
   it('keeps small arguments with plain names, names the large values it leaves out, and refuses more than 64', () => {
     const args = JSON.parse('{"path":"a.log","offset":10,"content":"' + 'x'.repeat(5000) + '","bad key":1,"__proto__":{"x":1}}');
-    expect(argsForPolicy(args)).toEqual({ args: { path: 'a.log', offset: 10 }, omitted: ['content'] });
+    expect(argsForPolicy(args)).toEqual({ args: { path: 'a.log', offset: 10 }, omitted: ['content'], whole: false });
+    expect(argsForPolicy({ path: 'a.log', offset: 10 })).toEqual({ args: { path: 'a.log', offset: 10 }, omitted: [], whole: true });
+    expect(argsForPolicy({ path: 'a.log', 'no such name!': 1 }).whole).toBe(false);
     const most = Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`k${i}`, i]));
     expect(Object.keys(argsForPolicy(most).args)).toHaveLength(64);
     const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]));
