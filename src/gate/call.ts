@@ -41,8 +41,8 @@ export const MAX_ARGS_BYTES = 64 * 1024;
  */
 export function checkCall(call: unknown, defaultNow: number): CheckedCall {
   // The whole arguments are the host's, for the approval digest only: kept apart from what the schema checks.
-  const { callArgs, ...rest } = (call instanceof Object ? call : {}) as Call;
-  const bare = call instanceof Object && callArgs !== undefined ? rest : call;
+  const callArgs = call instanceof Object ? (call as Call).callArgs : undefined;
+  const bare = callArgs === undefined ? call : withoutCallArgs(call as Call);
   const input = bare instanceof Object && 'at' in bare && (bare as Call).at instanceof Date
     ? { ...(bare as Call), at: ((bare as Call).at as Date).toISOString() }
     : bare;
@@ -117,6 +117,12 @@ export function toMillis(value: number | string | Date, field: string): number {
  * times (ages in minutes, formatted) stops working.
  */
 export const MAX_CALL_TIME = Date.UTC(2100, 0, 1);
+
+/** The call without its whole arguments (a copy, made only for a call that has them). */
+function withoutCallArgs(call: Call): Omit<Call, 'callArgs'> {
+  const { callArgs: _, ...rest } = call;
+  return rest;
+}
 
 function toProblem(e: ErrorObject): Problem {
   const where = 'call' + e.instancePath.replace(/\//g, '.');
