@@ -21,11 +21,10 @@ default state := "unpinned"
 
 state := "pinned" if pin == input.call.mcp.digest
 
-state := "changed" if pin != input.call.mcp.digest
+state := "changed" if refused
 
 default refused := false
 
-# state == "changed", without working out the other states.
 refused if pin != input.call.mcp.digest
 
 code := concat(":", ["tool_changed", input.call.tool])

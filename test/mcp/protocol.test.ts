@@ -5,7 +5,6 @@
  * recording server (a method it does not offer).
  */
 import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { describe, expect, it } from 'vitest';
@@ -23,12 +22,10 @@ import {
   ResultSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { auditEvents, call, closeAfterEach, fsUpstream, FS_SERVER, httpHarness, makeWorld, recorded, recorderUpstream, textOf, TOKENS } from './support.js';
+import { auditEvents, call, closeAfterEach, fsUpstream, EVERYTHING, FS_SERVER, httpHarness, makeWorld, recorded, recorderUpstream, textOf, TOKENS } from './support.js';
 import { recorderHttp, UnscopedTaskStore } from './recorder.js';
 import type { UpstreamSpec } from '../../src/adapters/mcp/upstream.js';
 
-const require = createRequire(import.meta.url);
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const everything: UpstreamSpec = { name: 'everything', kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] };
 
 /** A client straight to server-everything, offering roots when given some. */

@@ -3,14 +3,10 @@
  * stream dropped asks again with Last-Event-ID and is sent what it missed
  * (the SDK's transport with the session's bounded event store).
  */
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { SessionEventStore } from '../../src/adapters/mcp/event-store.js';
-import { closeAfterEach, httpHarness, makeWorld, rawSession, readUntil } from './support.js';
-
-const require = createRequire(import.meta.url);
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+import { closeAfterEach, everythingSession, readUntil } from './support.js';
 
 const ids = (text: string) => [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1] as string);
 
@@ -18,10 +14,7 @@ describe('resumable streams', () => {
   const closers = closeAfterEach();
 
   it('resumes a dropped response stream from Last-Event-ID with the progress and the result it missed', async () => {
-    const w = makeWorld();
-    const h = await httpHarness(w, [{ name: 'everything', kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] }], 100, []);
-    closers.push(() => h.close());
-    const { headers, post } = await rawSession(h.listener.url, '0xWORKER');
+    const { headers, post, url } = await everythingSession(closers);
     expect(await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plangate_say', arguments: { body: 'a long operation' } } })).text()).toContain('"kind":"plan"');
 
     // Five steps of progress over 2.5 s: the stream drops after the first.
@@ -34,7 +27,7 @@ describe('resumable streams', () => {
     expect(before).not.toContain('"id":3');
     const last = ids(before).at(-1) as string;
 
-    const resumed = await fetch(h.listener.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': last } });
+    const resumed = await fetch(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': last } });
     expect(resumed.status).toBe(200);
     const after = await readUntil(resumed, (t) => t.includes('"id":3'));
     // Every step after the drop, the last one too: the gateway relays a request's progress before its result.
@@ -44,7 +37,7 @@ describe('resumable streams', () => {
     expect(ids(after).every((id) => !ids(before).includes(id))).toBe(true);
 
     // An id the session never issued: the stream cannot resume.
-    const unknown = await fetch(h.listener.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': 'nope#1' } });
+    const unknown = await fetch(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': 'nope#1' } });
     expect(unknown.status).toBe(400);
     await unknown.text();
   }, 60_000);

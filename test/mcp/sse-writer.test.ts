@@ -5,13 +5,11 @@
  * a call that sends nothing for longer than PRIME_AFTER_MS gets one, and a
  * stream dropped right after it resumes from its id with the answer it missed.
  */
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { PRIME_AFTER_MS } from '../../src/adapters/mcp/sse-writer.js';
-import { closeAfterEach, httpHarness, makeWorld, rawSession, readUntil } from './support.js';
-
-const require = createRequire(import.meta.url);
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { SessionEventStore } from '../../src/adapters/mcp/event-store.js';
+import { PRIME_AFTER_MS, writeEvents } from '../../src/adapters/mcp/sse-writer.js';
+import { closeAfterEach, everythingSession, readUntil } from './support.js';
 
 /** The events of a stream's text: each one's id and data. */
 function events(text: string): Array<{ id?: string; data: string }> {
@@ -25,10 +23,7 @@ describe('writing response streams', () => {
   const closers = closeAfterEach();
 
   it('primes only a stream that has gone PRIME_AFTER_MS without a message; a drop after it resumes', async () => {
-    const w = makeWorld();
-    const h = await httpHarness(w, [{ name: 'everything', kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] }], 100, []);
-    closers.push(() => h.close());
-    const { headers, post } = await rawSession(h.listener.url, '0xWORKER');
+    const { headers, post, url } = await everythingSession(closers);
 
     // Answered at once: one event, the answer, with its id; no empty priming event before it.
     const raw = await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plangate_say', arguments: { body: 'a slow operation' } } })).text();
@@ -55,9 +50,29 @@ describe('writing response streams', () => {
     const primed = before[0]?.id as string;
     expect(primed).toBeDefined();
 
-    const resumed = await fetch(h.listener.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': primed } });
+    const resumed = await fetch(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': primed } });
     expect(resumed.status).toBe(200);
     const after = await readUntil(resumed, (t) => t.includes('"id":3'));
     expect(after).toContain('Long running operation completed');
   }, 60_000);
+});
+
+describe('the writer', () => {
+  it('sends the JSON the event store kept of a message, not the message serialized again', async () => {
+    const store = new SessionEventStore();
+    const web = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => 'session', eventStore: store });
+    writeEvents(web, store);
+    const message = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { n: 1 } };
+    const id = await store.storeEvent('s', message);
+    // Changed after it was stored: the event carries what was stored, so the text must be the store's.
+    message.params.n = 2;
+    const chunks: Uint8Array[] = [];
+    const controller = { enqueue: (chunk: Uint8Array) => void chunks.push(chunk) };
+    const write = (web as unknown as { writeSSEEvent(c: unknown, e: TextEncoder, m: unknown, id?: string): boolean }).writeSSEEvent;
+    expect(write(controller, new TextEncoder(), message, id)).toBe(true);
+    expect(new TextDecoder().decode(chunks[0])).toBe(`event: message\nid: ${id}\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":1}}\n\n`);
+    // A message the store did not keep last (a replayed one) is the SDK's to serialize.
+    expect(write(controller, new TextEncoder(), { jsonrpc: '2.0', method: 'x' }, 's#9')).toBe(true);
+    expect(new TextDecoder().decode(chunks[1])).toBe('event: message\nid: s#9\ndata: {"jsonrpc":"2.0","method":"x"}\n\n');
+  });
 });

@@ -25,6 +25,7 @@ import { afterEach } from 'vitest';
 
 const require = createRequire(import.meta.url);
 export const FS_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+export const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 export const RECORDER = resolve(import.meta.dirname, 'recorder.ts');
 export const CLI_CHILD = resolve(import.meta.dirname, '..', 'http', 'cli-child.ts');
 export const MIN = 60_000;
@@ -222,4 +223,11 @@ export async function rawSession(url: string, seat: string): Promise<{ headers: 
   const post = (body: unknown, signal?: AbortSignal) => fetch(url, { method: 'POST', headers, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
   await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
   return { headers, post };
+}
+
+/** A raw session of 0xWORKER on `plangate mcp --listen` in front of server-everything, closed after the test. */
+export async function everythingSession(closers: Array<() => Promise<void>>): Promise<Awaited<ReturnType<typeof rawSession>> & { url: string }> {
+  const h = await httpHarness(makeWorld(), [{ name: 'everything', kind: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] }], 100, []);
+  closers.push(() => h.close());
+  return { ...(await rawSession(h.listener.url, '0xWORKER')), url: h.listener.url };
 }

@@ -23,7 +23,6 @@ export const MAX_SESSION_EVENTS = 1000;
 export const MAX_SESSION_EVENT_BYTES = 8 * 1024 * 1024;
 
 interface Stored {
-  seq: number;
   stream: string;
   /** The message as JSON. */
   text: string;
@@ -37,7 +36,7 @@ interface Stored {
  * new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, eventStore: new SessionEventStore() });
  */
 export class SessionEventStore implements EventStore {
-  /** The events kept are `events[head…]`, oldest first, their sequence numbers consecutive. */
+  /** The events kept are `events[head…]`, oldest first; their sequence numbers are consecutive, the newest `next - 1`. */
   private events: (Stored | undefined)[] = [];
   private head = 0;
   private next = 0;
@@ -50,7 +49,7 @@ export class SessionEventStore implements EventStore {
   async storeEvent(stream: string, message: JSONRPCMessage): Promise<string> {
     const seq = this.next++;
     const text = JSON.stringify(message);
-    this.events.push({ seq, stream, text });
+    this.events.push({ stream, text });
     this.bytes += text.length;
     this.last = { message, text };
     // The oldest are dropped first; the newest event is kept even when it alone is over the bytes.
@@ -78,16 +77,16 @@ export class SessionEventStore implements EventStore {
   async replayEventsAfter(lastId: string, { send }: { send: (id: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
     const last = this.find(lastId);
     if (!last) throw new Error(`event ${lastId} is not kept`);
-    let sent = last.seq;
+    let sent = this.seqAt(last.at);
     /** Sends what the stream stored after `sent`; says whether there was any. */
     const pass = async (): Promise<boolean> => {
       let more = false;
       // Looked up again at each event: a send may wait, and events are stored and dropped meanwhile.
       for (let at = this.indexOf(sent + 1); at !== undefined; at = this.indexOf(sent + 1)) {
         const e = this.events[at] as Stored;
-        sent = e.seq;
+        sent++;
         if (e.stream !== last.stream) continue;
-        await send(`${e.stream}#${e.seq}`, JSON.parse(e.text) as JSONRPCMessage);
+        await send(`${e.stream}#${sent}`, JSON.parse(e.text) as JSONRPCMessage);
         more = true;
       }
       return more;
@@ -100,21 +99,24 @@ export class SessionEventStore implements EventStore {
     return last.stream;
   }
 
-  /** The index of the event with sequence number `seq`, when it is kept. */
-  private indexOf(seq: number): number | undefined {
-    const oldest = this.events[this.head];
-    if (oldest === undefined || seq < oldest.seq) return undefined;
-    const at = this.head + (seq - oldest.seq);
-    return at < this.events.length ? at : undefined;
+  /** The sequence number of the event at index `at`. */
+  private seqAt(at: number): number {
+    return this.next - (this.events.length - at);
   }
 
-  /** The event an id names, when it is kept and the id is one this store issued. */
-  private find(id: string): Stored | undefined {
+  /** The index of the event with sequence number `seq`, when it is kept. */
+  private indexOf(seq: number): number | undefined {
+    const at = this.events.length - (this.next - seq);
+    return at >= this.head && at < this.events.length ? at : undefined;
+  }
+
+  /** The event an id names and its index, when it is kept and the id is one this store issued. */
+  private find(id: string): { stream: string; at: number } | undefined {
     const hash = id.lastIndexOf('#');
     const digits = id.slice(hash + 1);
     if (hash < 0 || !/^(0|[1-9]\d{0,14})$/.test(digits)) return undefined;
     const at = this.indexOf(Number(digits));
     const e = at === undefined ? undefined : this.events[at];
-    return e !== undefined && e.stream === id.slice(0, hash) ? e : undefined;
+    return e !== undefined && e.stream === id.slice(0, hash) ? { stream: e.stream, at: at as number } : undefined;
   }
 }
