@@ -68,7 +68,7 @@ describe('the writer', () => {
     message.params.n = 2;
     const chunks: Uint8Array[] = [];
     const controller = { enqueue: (chunk: Uint8Array) => void chunks.push(chunk) };
-    const write = (web as unknown as { writeSSEEvent(c: unknown, e: TextEncoder, m: unknown, id?: string): boolean }).writeSSEEvent;
+    const write = (web as unknown as { writeSSEEvent(c: unknown, e: { encode(text: string): Uint8Array }, m: unknown, id?: string): boolean }).writeSSEEvent;
     expect(write(controller, new TextEncoder(), message, id)).toBe(true);
     expect(new TextDecoder().decode(chunks[0])).toBe(`event: message\nid: ${id}\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"n":1}}\n\n`);
     // A message the store did not keep last (a replayed one) is the SDK's to serialize.
