@@ -189,6 +189,34 @@ describe('sqlite store', () => {
     again.close();
   });
 
+  it('decides a seat on no crew as unknown until any connection records it', async () => {
+    const path = fresh();
+    const a = openSqliteStore(path);
+    const b = openSqliteStore(path);
+    const lineageOf = async (agent: string) => (await a.decisionFacts!({ agent, delegatedBy: [], now: 1 })).agent;
+    await a.putCrew({ id: 'desk', parent: null });
+    expect(await lineageOf('W')).toEqual({ id: 'W', known: false, crews: [] });
+    expect(await lineageOf('W')).toEqual({ id: 'W', known: false, crews: [] });
+    // Recorded by another connection: the next decision sees it.
+    await b.putAgent({ id: 'W', crew: 'desk' });
+    expect(await lineageOf('W')).toEqual({ id: 'W', known: true, crews: ['desk'] });
+    // Recorded by this store: the same.
+    expect(await lineageOf('V')).toEqual({ id: 'V', known: false, crews: [] });
+    await a.putAgent({ id: 'V', crew: 'desk' });
+    expect(await lineageOf('V')).toEqual({ id: 'V', known: true, crews: ['desk'] });
+    // A raw connection, outside any store.
+    expect(await lineageOf('U')).toEqual({ id: 'U', known: false, crews: [] });
+    const raw = new Database(path);
+    raw.prepare("INSERT INTO agents (id, crew) VALUES ('U', 'desk')").run();
+    raw.close();
+    expect(await lineageOf('U')).toEqual({ id: 'U', known: true, crews: ['desk'] });
+    // What a caller does with an unknown seat's lineage never reaches what the store keeps.
+    (await lineageOf('T')).crews.push('tampered');
+    expect(await lineageOf('T')).toEqual({ id: 'T', known: false, crews: [] });
+    await a.close();
+    await b.close();
+  });
+
   it('reports a file another connection keeps locked past the busy timeout as store_unavailable, and works once it is free', async () => {
     const path = fresh();
     const store = openSqliteStore(path, { busyTimeoutMs: 50 });

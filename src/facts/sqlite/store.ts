@@ -36,6 +36,12 @@ export type { SqliteStoreOptions } from './connection.js';
 
 /** Most agents whose crew chain a store keeps for decisions. */
 const SEAT_CACHE = 100_000;
+/**
+ * Most ids a store remembers as on no crew, apart from the known seats so
+ * that many unknown ids never crowd a known one out. Without an org every
+ * seat is such an id, and a decision reads its lineage from here.
+ */
+const UNKNOWN_SEAT_CACHE = 10_000;
 
 /**
  * Opens (creating when missing, along with its folder) a SQLite store and
@@ -117,27 +123,39 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
    * walk the crews table each time. Valid while the file's `data_version`
    * is the one they were read at (every commit by another connection, in
    * this process or another, changes it), and emptied by this store's own
-   * org writes (which do not change it). At most SEAT_CACHE agents.
+   * org writes (which do not change it). At most SEAT_CACHE agents, and
+   * UNKNOWN_SEAT_CACHE ids on no crew, under the same rules.
    */
   const chains = new Map<string, readonly string[]>();
+  const unknown = new Set<string>();
   let chainsVersion: number | undefined;
+  const NO_CREWS: readonly string[] = [];
 
   /** The lineage in the current read transaction; call {@link checkChains} first in it. */
   function snapshotLineageOf(agentId: string): Lineage {
-    let crews = chains.get(agentId);
+    let crews = chains.get(agentId) ?? (unknown.has(agentId) ? NO_CREWS : undefined);
     if (crews === undefined) {
       crews = capped(st.agentLineage.all(agentId), agentId);
-      if (crews.length > 0 && chains.size < SEAT_CACHE) chains.set(agentId, crews);
+      if (crews.length > 0) {
+        if (chains.size < SEAT_CACHE) chains.set(agentId, crews);
+      } else if (unknown.size < UNKNOWN_SEAT_CACHE) {
+        unknown.add(agentId);
+      }
     }
     // A copy: what a caller does with the lineage never reaches the cache.
     return { id: agentId, known: crews.length > 0, crews: crews.slice() };
+  }
+
+  function forgetChains(): void {
+    chains.clear();
+    unknown.clear();
   }
 
   /** Empties the chains when another connection committed since they were read. After the transaction's first read (it fixes the snapshot). */
   function checkChains(): void {
     const version = st.dataVersion.get();
     if (version !== chainsVersion) {
-      chains.clear();
+      forgetChains();
       chainsVersion = version;
     }
   }
@@ -204,7 +222,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
       try {
         guard('putCrew', () => putCrew.immediate(crew));
       } finally {
-        chains.clear();
+        forgetChains();
       }
     },
 
@@ -212,7 +230,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
       try {
         guard('putAgent', () => putAgent.immediate(agent));
       } finally {
-        chains.clear();
+        forgetChains();
       }
     },
 
