@@ -20,6 +20,11 @@
  *   3. throughput of the Streamable HTTP gateway with 32 concurrent sessions
  *      (32 seats, each with its own token and client), and of the floor and
  *      the upstream directly with 32 sessions, for scale.
+ * With MCP_BENCH_INSTANCES=k, the floor and each gateway run as k processes
+ * each, every round calls each of them once, and each way's samples are
+ * pooled over its k processes: one process of the same code differs from
+ * another by up to 20 µs at p50 over stdio (where its code and heap fall in
+ * memory), which the pooled figures average out.
  * The gateway decides every call in full: the tool is an effect under
  * side_effects mode and each seat has a fresh plan in an SQLite store.
  * Writes bench/results/mcp.json.
@@ -53,6 +58,8 @@ const BIG_CALLS = Number(process.env['MCP_BENCH_BIG_CALLS'] ?? 200);
  */
 const BASE = process.env['MCP_BENCH_BASE'];
 const BASE_CLI = BASE ? join(BASE, 'test', 'http', 'cli-child.ts') : undefined;
+/** Processes of the floor and of each gateway in the one-call-at-a-time rounds (see the top). */
+const INSTANCES = Math.max(1, Number(process.env['MCP_BENCH_INSTANCES'] ?? 1));
 /** The seed of the rounds' order (MCP_BENCH_SEED to draw another). */
 const ROUND_ORDER_SEED = Number(process.env['MCP_BENCH_SEED'] ?? 27);
 
@@ -165,6 +172,46 @@ async function rounds<K extends string>(n: number, warmup: number, ops: Record<K
   return Object.fromEntries(names.map((k) => [k, { ns: ns[k], wallNs: sum(ns[k]), gc: emptyTally(), cpuNs: (cpuNs * sum(ns[k])) / wallNs }])) as Rounds<K>;
 }
 
+type Way = 'direct' | 'floor' | 'gateway' | 'base';
+
+/** The rounds' ops: the direct call once, and each other way once per process (`floor#0`, `gateway#1`, …). */
+function echoOps(direct: Client, ways: Partial<Record<Exclude<Way, 'direct'>, Client[]>>): Record<string, Op> {
+  const ops: Record<string, Op> = { direct: (i) => echo(direct, i) };
+  for (const [way, cs] of Object.entries(ways)) cs.forEach((c, j) => (ops[`${way}#${j}`] = (i) => echo(c, i)));
+  return ops;
+}
+
+/**
+ * Each way's samples pooled over its `k` processes, process by process in
+ * the same order for every way, so that the per-round differences still pair
+ * calls of the same round (the direct call's samples repeated to match).
+ */
+function pooled(r: Record<string, Samples>, k: number): Record<Way, Samples> {
+  const out = {} as Record<Way, Samples>;
+  for (const way of ['direct', 'floor', 'gateway', 'base'] as const) {
+    const parts = Array.from({ length: k }, (_, j) => r[way === 'direct' ? 'direct' : `${way}#${j}`]);
+    if (parts.some((p) => p === undefined)) continue;
+    const n = (parts[0] as Samples).ns.length;
+    const ns = new Float64Array(n * k);
+    let wallNs = 0;
+    let cpuNs = 0;
+    parts.forEach((p, j) => {
+      ns.set((p as Samples).ns, j * n);
+      wallNs += (p as Samples).wallNs;
+      cpuNs += (p as Samples).cpuNs;
+    });
+    out[way] = { ns, wallNs, gc: emptyTally(), cpuNs };
+  }
+  return out;
+}
+
+/** k of the same thing, made one after the other. */
+async function times<T>(k: number, make: () => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let j = 0; j < k; j++) out.push(await make());
+  return out;
+}
+
 /** What `via` adds to `base`, µs: percentile differences, and percentiles of the differences within each round. */
 function added(base: Samples, via: Samples) {
   const direct = summarize(base);
@@ -213,14 +260,12 @@ export async function runMcpBench({ log }: { log: Log }) {
 
     log('mcp: stdio, direct vs through plangate mcp');
     const directStdio = await stdioClient(process.execPath, ['--import', 'tsx', UPSTREAM, 'stdio']);
-    const gatedStdio = await stdioClient(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--agent', seat(0), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
-    const floorStdio = await stdioClient(process.execPath, ['--import', 'tsx', PROXY, 'stdio', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']);
-    const baseStdio = BASE_CLI ? await stdioClient(process.execPath, ['--import', 'tsx', BASE_CLI, ...baseGlobal, 'mcp', '--agent', seat(1), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']) : undefined;
-    clients.push(directStdio, gatedStdio, floorStdio, ...(baseStdio ? [baseStdio] : []));
-    const stdio = await rounds(CALLS, WARMUP, {
-      direct: (i) => echo(directStdio, i), floor: (i) => echo(floorStdio, i), gateway: (i) => echo(gatedStdio, i),
-      ...(baseStdio ? { base: (i: number) => echo(baseStdio, i) } : {}),
-    } as Record<'direct' | 'floor' | 'gateway' | 'base', Op>);
+    const gatedStdios = await times(INSTANCES, () => stdioClient(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--agent', seat(0), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']));
+    const floorStdios = await times(INSTANCES, () => stdioClient(process.execPath, ['--import', 'tsx', PROXY, 'stdio', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio']));
+    const baseStdios = BASE_CLI ? await times(INSTANCES, () => stdioClient(process.execPath, ['--import', 'tsx', BASE_CLI, ...baseGlobal, 'mcp', '--agent', seat(1), '--', process.execPath, '--import', 'tsx', UPSTREAM, 'stdio'])) : undefined;
+    clients.push(directStdio, ...gatedStdios, ...floorStdios, ...(baseStdios ?? []));
+    const [gatedStdio, floorStdio, baseStdio] = [gatedStdios[0] as Client, floorStdios[0] as Client, baseStdios?.[0]];
+    const stdio = pooled(await rounds(CALLS, WARMUP, echoOps(directStdio, { floor: floorStdios, gateway: gatedStdios, ...(baseStdios ? { base: baseStdios } : {}) })), INSTANCES);
     log(`mcp: stdio, a 1 MiB result, ${BIG_CALLS} rounds`);
     const stdioBig = await rounds(BIG_CALLS, 20, {
       direct: () => big(directStdio), floor: () => big(floorStdio), gateway: () => big(gatedStdio),
@@ -232,32 +277,32 @@ export async function runMcpBench({ log }: { log: Log }) {
     children.push(up);
     const upUrl = (await readLine(up, 'stdout', /(http:\S+)\n/))[1] as string;
     const tokens = Array.from({ length: SESSIONS }, (_, i) => `agent:${seat(i)}=${token(i)}`).join(',');
-    const gw = spawn(process.execPath, ['--import', 'tsx', CLI, ...global, 'mcp', '--listen', '127.0.0.1:0', '--upstream', `bench=${upUrl}`], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, PLANGATE_TOKENS: tokens },
-    });
-    children.push(gw);
-    const gwUrl = (await readLine(gw, 'stderr', /serving (http:\S+) /))[1] as string;
-    const px = spawn(process.execPath, ['--import', 'tsx', PROXY, 'http', upUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(px);
-    const pxUrl = (await readLine(px, 'stdout', /(http:\S+)\n/))[1] as string;
-    const directHttp = await httpClient(upUrl);
-    const gatedHttp = await httpClient(gwUrl, token(0));
-    const floorHttp = await httpClient(pxUrl);
-    let baseHttp: Client | undefined;
-    if (BASE_CLI) {
-      const bg = spawn(process.execPath, ['--import', 'tsx', BASE_CLI, ...baseGlobal, 'mcp', '--listen', '127.0.0.1:0', '--upstream', `bench=${upUrl}`], {
+    /** A gateway of `cli` listening in front of the upstream; its URL. */
+    const listening = async (cli: string, globalArgs: string[]): Promise<string> => {
+      const gw = spawn(process.execPath, ['--import', 'tsx', cli, ...globalArgs, 'mcp', '--listen', '127.0.0.1:0', '--upstream', `bench=${upUrl}`], {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: { ...process.env, PLANGATE_TOKENS: tokens },
       });
-      children.push(bg);
-      baseHttp = await httpClient((await readLine(bg, 'stderr', /serving (http:\S+) /))[1] as string, token(1));
-    }
-    clients.push(directHttp, gatedHttp, floorHttp, ...(baseHttp ? [baseHttp] : []));
-    const http = await rounds(CALLS, WARMUP, {
-      direct: (i) => echo(directHttp, i), floor: (i) => echo(floorHttp, i), gateway: (i) => echo(gatedHttp, i),
-      ...(baseHttp ? { base: (i: number) => echo(baseHttp, i) } : {}),
-    } as Record<'direct' | 'floor' | 'gateway' | 'base', Op>);
+      children.push(gw);
+      return (await readLine(gw, 'stderr', /serving (http:\S+) /))[1] as string;
+    };
+    /** The floor in front of the upstream; its URL. */
+    const proxying = async (): Promise<string> => {
+      const px = spawn(process.execPath, ['--import', 'tsx', PROXY, 'http', upUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
+      children.push(px);
+      return (await readLine(px, 'stdout', /(http:\S+)\n/))[1] as string;
+    };
+    const gwUrls = await times(INSTANCES, () => listening(CLI, global));
+    const pxUrls = await times(INSTANCES, proxying);
+    const baseUrls = BASE_CLI ? await times(INSTANCES, () => listening(BASE_CLI, baseGlobal)) : undefined;
+    const [gwUrl, pxUrl] = [gwUrls[0] as string, pxUrls[0] as string];
+    const directHttp = await httpClient(upUrl);
+    const gatedHttps = await Promise.all(gwUrls.map((u) => httpClient(u, token(0))));
+    const floorHttps = await Promise.all(pxUrls.map((u) => httpClient(u)));
+    const baseHttps = baseUrls ? await Promise.all(baseUrls.map((u) => httpClient(u, token(1)))) : undefined;
+    clients.push(directHttp, ...gatedHttps, ...floorHttps, ...(baseHttps ?? []));
+    const [gatedHttp, floorHttp, baseHttp] = [gatedHttps[0] as Client, floorHttps[0] as Client, baseHttps?.[0]];
+    const http = pooled(await rounds(CALLS, WARMUP, echoOps(directHttp, { floor: floorHttps, gateway: gatedHttps, ...(baseHttps ? { base: baseHttps } : {}) })), INSTANCES);
     log(`mcp: Streamable HTTP, a 1 MiB result, ${BIG_CALLS} rounds`);
     const httpBig = await rounds(BIG_CALLS, 20, {
       direct: () => big(directHttp), floor: () => big(floorHttp), gateway: () => big(gatedHttp),
@@ -284,6 +329,7 @@ export async function runMcpBench({ log }: { log: Log }) {
       at: new Date().toISOString(),
       machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadAtStart, loadAtEnd: os.loadavg().map((x) => round(x)) },
       calls: CALLS,
+      instances: INSTANCES,
       latency: s,
       addedLatency: { stdio: added(stdio.direct, stdio.gateway), http: added(http.direct, http.gateway) },
       /** What the SDK alone adds (the floor against direct), and what plangate adds beyond it (the gateway against the floor). */
@@ -337,7 +383,7 @@ export function formatMcpBench(r: Awaited<ReturnType<typeof runMcpBench>>): stri
   const tp = (name: string, t: typeof r.throughput.gateway) => `${name.padEnd(34)}${String(t.sessions).padStart(4)} sessions ${String(t.calls).padStart(8)} calls ${String(t.callsPerSec).padStart(8)} calls/s  p50 ${t.p50Us} µs  p99 ${t.p99Us} µs`;
   return [
     '',
-    `MCP gateway (µs; ${r.calls} rounds, one call at a time)    n       p50       p90       p99      mean  cpu%`,
+    `MCP gateway (µs; ${r.calls} rounds × ${r.instances} processes of each, one call at a time)    n       p50       p90       p99      mean  cpu%`,
     row('stdio, direct', r.latency.stdioDirect),
     row('stdio, the SDK alone (floor)', r.latency.stdioFloor),
     row('stdio, through plangate mcp', r.latency.stdioGateway),
