@@ -9,6 +9,7 @@ import { CANDIDATE_STATEMENTS, HOLD_SQL, MIGRATIONS, RUN_SQL, SCHEMA_VERSION, SQ
 import { openConnection } from '../../src/facts/sqlite/connection.js';
 import { openSqliteStore } from '../../src/facts/sqlite/store.js';
 import { expectCode } from './contract.js';
+import type { MessageFact } from '../../src/core/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plangate-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -215,6 +216,90 @@ describe('sqlite store', () => {
     expect(await lineageOf('T')).toEqual({ id: 'T', known: false, crews: [] });
     await a.close();
     await b.close();
+  });
+
+  describe('facts kept from one decision to the next', () => {
+    const plan = (author: string, at?: number) =>
+      ({ thread: `agent:${author}`, author, authorKind: 'agent' as const, kind: 'plan', body: 'p', ...(at !== undefined ? { at } : {}) });
+    const facts = (s: ReturnType<typeof openSqliteStore>, agent: string, now: number, runId?: string) =>
+      s.decisionFacts!({ agent, delegatedBy: [], now, ...(runId !== undefined ? { runId } : {}) });
+    const planIds = async (s: ReturnType<typeof openSqliteStore>, agent: string, now: number) => (await facts(s, agent, now)).messages.map((m) => m.id);
+
+    it('sees a hold placed, released or cleared by this store, another connection or a raw one', async () => {
+      const path = fresh();
+      const a = openSqliteStore(path);
+      const b = openSqliteStore(path);
+      const now = Date.now() + 60_000;
+      expect((await facts(a, 'W', now)).hold).toBeUndefined();
+      expect((await facts(a, 'W', now)).hold).toBeUndefined();
+      const h1 = await b.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'operator:o' });
+      expect((await facts(a, 'W', now)).hold?.id).toBe(h1.id);
+      await a.endHold('W', { state: 'released', by: 'operator:o' });
+      expect((await facts(a, 'W', now)).hold).toBeUndefined();
+      const h2 = await a.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'operator:o' });
+      expect((await facts(a, 'W', now)).hold?.id).toBe(h2.id);
+      const raw = new Database(path);
+      raw.prepare("UPDATE holds SET state = 'cleared', cleared_by = 'raw', cleared_at = 1 WHERE agent = 'W' AND state = 'active'").run();
+      raw.close();
+      expect((await facts(a, 'W', now)).hold).toBeUndefined();
+      await a.close();
+      await b.close();
+    });
+
+    it('sees a plan posted by this store or another connection, and a run started since', async () => {
+      const path = fresh();
+      const a = openSqliteStore(path);
+      const b = openSqliteStore(path);
+      const now = Date.now() + 60_000;
+      expect(await planIds(a, 'W', now)).toEqual([]);
+      const p1 = await a.postMessage(plan('W'));
+      expect(await planIds(a, 'W', now)).toEqual([p1.id]);
+      const p2 = await b.postMessage(plan('W'));
+      expect(await planIds(a, 'W', now)).toEqual([p2.id]);
+      expect((await facts(a, 'W', now, 'R')).run).toBeNull();
+      const run = await b.startRun({ id: 'R', seat: 'W', startedBy: 'host', startedAt: 1, expiresAt: now * 2 });
+      expect((await facts(a, 'W', now, 'R')).run).toEqual(run);
+      await a.close();
+      await b.close();
+    });
+
+    it('counts a plan recorded with a later time from that time on, and never one newer than an earlier decision time', async () => {
+      const path = fresh();
+      const a = openSqliteStore(path);
+      const early = await a.postMessage(plan('W', 1_000));
+      const later = await a.postMessage(plan('W', 5_000));
+      expect(await planIds(a, 'W', 2_000)).toEqual([early.id]);
+      expect(await planIds(a, 'W', 4_999)).toEqual([early.id]);
+      expect(await planIds(a, 'W', 5_000)).toEqual([later.id]);
+      expect(await planIds(a, 'W', 9_000)).toEqual([later.id]);
+      // Time read backwards (an explanation at an earlier time): the later plan is not there yet.
+      expect(await planIds(a, 'W', 2_000)).toEqual([early.id]);
+      expect(await planIds(a, 'W', 500)).toEqual([]);
+      await a.close();
+    });
+
+    it('gives each caller its own copy', async () => {
+      const path = fresh();
+      const a = openSqliteStore(path);
+      await a.placeHold({ agent: 'W', kind: 'on_demand', placedBy: 'operator:o' });
+      const p = await a.postMessage(plan('W', 1_000));
+      const first = await facts(a, 'W', 2_000);
+      first.agent.crews.push('tampered');
+      (first.messages[0] as { id: string }).id = 'tampered';
+      first.messages.push({ ...(first.messages[0] as MessageFact), id: 'extra' });
+      (first.hold as { state: string }).state = 'released';
+      // The first read, then two given from what is kept: each one's own.
+      for (let i = 0; i < 2; i++) {
+        const again = await facts(a, 'W', 2_000);
+        expect(again.agent.crews).toEqual([]);
+        expect(again.messages.map((m) => m.id)).toEqual([p.id]);
+        expect(again.hold?.state).toBe('active');
+        again.agent.crews.push('tampered');
+        (again.messages[0] as { id: string }).id = 'tampered';
+        (again.hold as { state: string }).state = 'released';
+      }
+      await a.close();
+    });
   });
 
   it('reports a file another connection keeps locked past the busy timeout as store_unavailable, and works once it is free', async () => {

@@ -27,6 +27,7 @@ import { factsOf, type FactTuple } from './rows.js';
 import { toMessage, type MessageRow } from '../rows.js';
 import { createSqliteRuns } from './runs.js';
 import { createSqliteApprovals } from './approvals.js';
+import { keptFacts } from './kept-facts.js';
 import { guard } from './guard.js';
 import { openConnection, type SqliteStoreOptions } from './connection.js';
 import { SQL } from './schema.js';
@@ -195,7 +196,9 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
   const { readActiveHold, ...holds } = createSqliteHolds(db);
   const { readRun, ...runs } = createSqliteRuns(db);
 
-  /** The whole decision's facts in one read transaction: one snapshot, one lock. */
+  const kept = keptFacts(db);
+
+  /** The whole decision's facts in one read transaction: one snapshot, one lock (kept for the next decision where they may be). */
   const decisionFacts = db.transaction((q: DecisionFactsQuery): DecisionFacts => {
     // The first read fixes the snapshot; then the chains read before are checked against it.
     const hold = readActiveHold(q.agent);
@@ -210,6 +213,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     if (q.context) contextInto(rows, own, agent.id, q.now, q.context);
     const facts: DecisionFacts = hold ? { agent, upstream, hold, messages: factsOf(rows) } : { agent, upstream, messages: factsOf(rows) };
     if (q.runId !== undefined) facts.run = readRun(q.runId) ?? null;
+    kept.keep(q, facts, agent.id, own);
     return facts;
   });
 
@@ -278,7 +282,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     async decisionFacts(q: DecisionFactsQuery): Promise<DecisionFacts> {
       return guard('decisionFacts', () => {
         checkDecisionFactsQuery(q);
-        return decisionFacts(q);
+        return kept.get(q) ?? decisionFacts(q);
       });
     },
 
