@@ -8,6 +8,7 @@ import { ErrorCode } from '../../src/core/errors.js';
 import { CANDIDATE_STATEMENTS, HOLD_SQL, MIGRATIONS, RUN_SQL, SCHEMA_VERSION, SQL } from '../../src/facts/sqlite/schema.js';
 import { openConnection } from '../../src/facts/sqlite/connection.js';
 import { openSqliteStore } from '../../src/facts/sqlite/store.js';
+import { keptFacts } from '../../src/facts/sqlite/kept-facts.js';
 import { expectCode } from './contract.js';
 import type { MessageFact } from '../../src/core/types.js';
 
@@ -276,6 +277,20 @@ describe('sqlite store', () => {
       expect(await planIds(a, 'W', 2_000)).toEqual([early.id]);
       expect(await planIds(a, 'W', 500)).toEqual([]);
       await a.close();
+    });
+
+    it('neither gives nor keeps facts inside a transaction the read did not open, and keeps each (seat, run) apart', () => {
+      const db = openConnection(fresh());
+      const kept = keptFacts(db);
+      const q = { agent: 'A\u0000R', delegatedBy: [], now: 1_000 };
+      const facts = { agent: { id: q.agent, known: false, crews: [] }, upstream: [], messages: [] };
+      db.transaction(() => kept.keep(q, facts, q.agent, [`agent:${q.agent}`]))();
+      expect(kept.get(q)).toEqual(facts);
+      // Another seat and run whose texts, run together, read the same.
+      expect(kept.get({ agent: 'A', delegatedBy: [], now: 1_000, runId: 'R' })).toBeUndefined();
+      // Inside a caller's transaction (it may be rolled back, and what was read with it).
+      db.transaction(() => expect(kept.get(q)).toBeUndefined())();
+      db.close();
     });
 
     it('gives each caller its own copy', async () => {

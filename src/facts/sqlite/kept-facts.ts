@@ -14,6 +14,12 @@
  * A hold, a lineage and a run have no time of their own in these reads: only
  * a write changes them. Only the common query is kept: no claimed managers,
  * no context for an explanation. What a caller gets is its own copy.
+ *
+ * Neither check moves for a read inside a transaction that is then rolled
+ * back, nor for this connection's own schema changes: facts are never kept
+ * from, nor given inside, a transaction the read did not open itself, and
+ * the schema is changed only when the connection opens, before any facts
+ * are kept (code that changes it later must forget them).
  */
 import type Database from 'better-sqlite3';
 import type { Lineage, MessageFact } from '../../core/types.js';
@@ -38,8 +44,9 @@ export interface KeptFacts {
   get(q: DecisionFactsQuery): DecisionFacts | undefined;
   /**
    * Keeps `facts`, just read for `q` inside a read transaction (call it in
-   * the same transaction), when `q` is one that is kept. `plansBy` are the
-   * (author, thread) pairs whose plans they hold.
+   * the same transaction, and only in one the read opened itself: what is
+   * read in a caller's transaction goes if it is rolled back), when `q` is
+   * one that is kept. They hold the plans of `author` in `threads`.
    */
   keep(q: DecisionFactsQuery, facts: DecisionFacts, author: string, threads: readonly string[]): void;
 }
@@ -49,8 +56,9 @@ function keepable(q: DecisionFactsQuery): boolean {
   return q.delegatedBy.length === 0 && !q.context;
 }
 
+/** One text per (agent, run) pair, whatever characters either holds. */
 function keyOf(q: DecisionFactsQuery): string {
-  return q.runId === undefined ? q.agent : `${q.agent}\u0000${q.runId}`;
+  return JSON.stringify([q.agent, q.runId ?? null]);
 }
 
 function copyLineage(l: Lineage): Lineage {
@@ -87,7 +95,7 @@ export function keptFacts(db: Database.Database): KeptFacts {
 
   return {
     get(q) {
-      if (!keepable(q) || kept.size === 0) return undefined;
+      if (!keepable(q) || kept.size === 0 || db.inTransaction) return undefined;
       const k = kept.get(keyOf(q));
       if (!k || q.now < k.from || q.now >= k.until) return undefined;
       if (totalChanges.get() !== k.changes || dataVersion.get() !== k.version) {

@@ -199,7 +199,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
   const kept = keptFacts(db);
 
   /** The whole decision's facts in one read transaction: one snapshot, one lock (kept for the next decision where they may be). */
-  const decisionFacts = db.transaction((q: DecisionFactsQuery): DecisionFacts => {
+  const decisionFacts = db.transaction((q: DecisionFactsQuery, keep: boolean): DecisionFacts => {
     // The first read fixes the snapshot; then the chains read before are checked against it.
     const hold = readActiveHold(q.agent);
     checkChains();
@@ -213,7 +213,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     if (q.context) contextInto(rows, own, agent.id, q.now, q.context);
     const facts: DecisionFacts = hold ? { agent, upstream, hold, messages: factsOf(rows) } : { agent, upstream, messages: factsOf(rows) };
     if (q.runId !== undefined) facts.run = readRun(q.runId) ?? null;
-    kept.keep(q, facts, agent.id, own);
+    if (keep) kept.keep(q, facts, agent.id, own);
     return facts;
   });
 
@@ -282,7 +282,9 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     async decisionFacts(q: DecisionFactsQuery): Promise<DecisionFacts> {
       return guard('decisionFacts', () => {
         checkDecisionFactsQuery(q);
-        return kept.get(q) ?? decisionFacts(q);
+        // Read in a transaction already open (it could be rolled back): nothing given from what is kept, nothing kept.
+        const outer = db.inTransaction;
+        return (outer ? undefined : kept.get(q)) ?? decisionFacts(q, !outer);
       });
     },
 
