@@ -189,16 +189,17 @@ function echoOps(direct: Client, ways: Partial<Record<Exclude<Way, 'direct'>, Cl
 function pooled(r: Record<string, Samples>, k: number): Record<Way, Samples> {
   const out = {} as Record<Way, Samples>;
   for (const way of ['direct', 'floor', 'gateway', 'base'] as const) {
-    const parts = Array.from({ length: k }, (_, j) => r[way === 'direct' ? 'direct' : `${way}#${j}`]);
-    if (parts.some((p) => p === undefined)) continue;
+    const found = Array.from({ length: k }, (_, j) => r[way === 'direct' ? 'direct' : `${way}#${j}`]);
+    if (found.some((p) => p === undefined)) continue;
+    const parts = found as Samples[];
     const n = (parts[0] as Samples).ns.length;
     const ns = new Float64Array(n * k);
     let wallNs = 0;
     let cpuNs = 0;
     parts.forEach((p, j) => {
-      ns.set((p as Samples).ns, j * n);
-      wallNs += (p as Samples).wallNs;
-      cpuNs += (p as Samples).cpuNs;
+      ns.set(p.ns, j * n);
+      wallNs += p.wallNs;
+      cpuNs += p.cpuNs;
     });
     out[way] = { ns, wallNs, gc: emptyTally(), cpuNs };
   }

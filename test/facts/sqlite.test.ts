@@ -281,10 +281,11 @@ describe('sqlite store', () => {
 
     it('neither gives nor keeps facts inside a transaction the read did not open, and keeps each (seat, run) apart', () => {
       const db = openConnection(fresh());
-      const kept = keptFacts(db);
+      const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+      const kept = keptFacts(db, dataVersion);
       const q = { agent: 'A\u0000R', delegatedBy: [], now: 1_000 };
       const facts = { agent: { id: q.agent, known: false, crews: [] }, upstream: [], messages: [] };
-      db.transaction(() => kept.keep(q, facts, q.agent, [`agent:${q.agent}`]))();
+      db.transaction(() => kept.keep(q, facts, { author: q.agent, threads: [`agent:${q.agent}`], version: dataVersion.get() as number }))();
       expect(kept.get(q)).toEqual(facts);
       // Another seat and run whose texts, run together, read the same.
       expect(kept.get({ agent: 'A', delegatedBy: [], now: 1_000, runId: 'R' })).toBeUndefined();

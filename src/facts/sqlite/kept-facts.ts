@@ -46,9 +46,10 @@ export interface KeptFacts {
    * Keeps `facts`, just read for `q` inside a read transaction (call it in
    * the same transaction, and only in one the read opened itself: what is
    * read in a caller's transaction goes if it is rolled back), when `q` is
-   * one that is kept. They hold the plans of `author` in `threads`.
+   * one that is kept. They hold the plans of `author` in `threads`, and
+   * were read at the file's `data_version` `version`.
    */
-  keep(q: DecisionFactsQuery, facts: DecisionFacts, author: string, threads: readonly string[]): void;
+  keep(q: DecisionFactsQuery, facts: DecisionFacts, read: { author: string; threads: readonly string[]; version: number }): void;
 }
 
 /** Whether `q` is a query whose facts are kept. */
@@ -78,16 +79,16 @@ function copy(f: DecisionFacts): DecisionFacts {
 }
 
 /**
- * The kept facts of one connection.
+ * The kept facts of one connection; `dataVersion` is its prepared
+ * `PRAGMA data_version` (the store's own).
  *
  * @example
- * const kept = keptFacts(db);
+ * const kept = keptFacts(db, db.prepare('PRAGMA data_version').pluck());
  * const facts = kept.get(q) ?? readInTransaction(q); // which calls kept.keep(q, facts, …)
  */
-export function keptFacts(db: Database.Database): KeptFacts {
-  // Prepared once: the table-valued pragma_data_version() would prepare its pragma on every read.
+export function keptFacts(db: Database.Database, dataVersion: Database.Statement<[], number>): KeptFacts {
+  // Prepared once (the table-valued pragma_data_version() would prepare its pragma on every read).
   const totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   const nextPlan = db.prepare<[string, string, number], number | null>(
     `SELECT min(at) FROM messages WHERE author = ? AND thread = ? AND kind = 'plan' AND author_kind = 'agent' AND at > ?`,
   ).pluck();
@@ -105,7 +106,7 @@ export function keptFacts(db: Database.Database): KeptFacts {
       return copy(k.facts);
     },
 
-    keep(q, facts, author, threads) {
+    keep(q, facts, { author, threads, version }) {
       if (!keepable(q)) return;
       let until = Infinity;
       for (const thread of threads) {
@@ -113,7 +114,7 @@ export function keptFacts(db: Database.Database): KeptFacts {
         if (typeof next === 'number' && next < until) until = next;
       }
       if (kept.size >= KEPT_QUERIES) kept.clear();
-      kept.set(keyOf(q), { facts: copy(facts), changes: totalChanges.get() as number, version: dataVersion.get() as number, from: q.now, until });
+      kept.set(keyOf(q), { facts: copy(facts), changes: totalChanges.get() as number, version, from: q.now, until });
     },
   };
 }

@@ -43,6 +43,8 @@ const SEAT_CACHE = 100_000;
  * seat is such an id, and a decision reads its lineage from here.
  */
 const UNKNOWN_SEAT_CACHE = 10_000;
+/** The crews of an id on no crew. */
+const NO_CREWS: readonly string[] = [];
 
 /**
  * Opens (creating when missing, along with its folder) a SQLite store and
@@ -130,7 +132,6 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
   const chains = new Map<string, readonly string[]>();
   const unknown = new Set<string>();
   let chainsVersion: number | undefined;
-  const NO_CREWS: readonly string[] = [];
 
   /** The lineage in the current read transaction; call {@link checkChains} first in it. */
   function snapshotLineageOf(agentId: string): Lineage {
@@ -152,13 +153,18 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     unknown.clear();
   }
 
-  /** Empties the chains when another connection committed since they were read. After the transaction's first read (it fixes the snapshot). */
-  function checkChains(): void {
-    const version = st.dataVersion.get();
+  /**
+   * Empties the chains when another connection committed since they were
+   * read, and returns the file's `data_version` in this snapshot. After the
+   * transaction's first read (it fixes the snapshot).
+   */
+  function checkChains(): number {
+    const version = st.dataVersion.get() as number;
     if (version !== chainsVersion) {
       forgetChains();
       chainsVersion = version;
     }
+    return version;
   }
 
   /** The newest plan by `author` in each of `threads` (and the newest tagged `runId`), into `rows`. */
@@ -196,13 +202,13 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
   const { readActiveHold, ...holds } = createSqliteHolds(db);
   const { readRun, ...runs } = createSqliteRuns(db);
 
-  const kept = keptFacts(db);
+  const kept = keptFacts(db, st.dataVersion);
 
   /** The whole decision's facts in one read transaction: one snapshot, one lock (kept for the next decision where they may be). */
   const decisionFacts = db.transaction((q: DecisionFactsQuery, keep: boolean): DecisionFacts => {
     // The first read fixes the snapshot; then the chains read before are checked against it.
     const hold = readActiveHold(q.agent);
-    checkChains();
+    const version = checkChains();
     const agent = snapshotLineageOf(q.agent);
     const upstream = q.delegatedBy.length === 0 ? [] : q.delegatedBy.map(snapshotLineageOf);
     // The lookups of candidates(candidateQueryFor(q, agent, upstream)), without building the query.
@@ -213,7 +219,7 @@ export function openSqliteStore(path: string | ':memory:', options: SqliteStoreO
     if (q.context) contextInto(rows, own, agent.id, q.now, q.context);
     const facts: DecisionFacts = hold ? { agent, upstream, hold, messages: factsOf(rows) } : { agent, upstream, messages: factsOf(rows) };
     if (q.runId !== undefined) facts.run = readRun(q.runId) ?? null;
-    if (keep) kept.keep(q, facts, agent.id, own);
+    if (keep) kept.keep(q, facts, { author: agent.id, threads: own, version });
     return facts;
   });
 
